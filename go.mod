@@ -9,4 +9,5 @@ require (
 	github.com/tiktoken-go/tokenizer v0.10.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/term v0.47.0 // indirect
+	gopkg.in/yaml.v2 v2.4.0 // indirect
 )

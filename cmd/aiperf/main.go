@@ -13,6 +13,7 @@ import (
 
 	"github.com/peterbourgon/ff/v4"
 	"github.com/peterbourgon/ff/v4/ffhelp"
+	"github.com/peterbourgon/ff/v4/ffyaml"
 )
 
 // Version information, injected with -ldflags -X.
@@ -64,12 +65,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ShortHelp: "benchmark generative-AI inference servers",
 		Flags:     rootFlags,
 		Subcommands: []*ff.Command{
-			newProfileCommand(stdout, stderr),
+			newProfileCommand(args, stdout, stderr),
 			newMockServerCommand(stdout, stderr),
 			newVersionCommand(stdout),
 		},
 	}
-	err := root.Parse(args)
+	err := root.Parse(args,
+		ff.WithEnvVarPrefix("AIPERF"),
+		ff.WithConfigFileFlag("config"),
+		ff.WithConfigFileParser(ffyaml.Parse),
+	)
 	if errors.Is(err, ff.ErrHelp) {
 		fmt.Fprint(stdout, ffhelp.Command(root.GetSelected()))
 		return nil

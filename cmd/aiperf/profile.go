@@ -2,11 +2,144 @@ package main
 
 import (
 	"context"
+	"flag"
 	"io"
+	"strings"
 
 	"github.com/peterbourgon/ff/v4"
+	"github.com/peterbourgon/ff/v4/ffval"
+
+	"github.com/aiperf-go/aiperf/runner"
 )
 
-func newProfileCommand(stdout, stderr io.Writer) *ff.Command {
-	return &ff.Command{Name: "profile", Flags: ff.NewFlagSet("profile"), Exec: func(context.Context, []string) error { return nil }}
+// flagGroup is one section of `aiperf profile --help`, as AIPerf groups them.
+type flagGroup struct {
+	fs *ff.FlagSet
+}
+
+// add registers a flag and its aliases, all setting the same value.
+func (g flagGroup) add(short rune, long string, v flag.Value, usage string, aliases ...string) {
+	cfg := ff.FlagConfig{ShortName: short, LongName: long, Value: v, Usage: usage}
+	if _, err := g.fs.AddFlag(cfg); err != nil {
+		panic(err) // a programming error: duplicate flag names
+	}
+	for _, a := range aliases {
+		alias := ff.FlagConfig{LongName: a, Value: v, Usage: "alias of --" + long, NoDefault: true}
+		if _, err := g.fs.AddFlag(alias); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// profileFlags binds every profile setting into cfg and returns the flag set
+// to parse (its parents are the remaining groups, in help order).
+func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.FlagSet {
+	names := []string{"Endpoint", "Input", "Load Generator", "Goodput", "Output", "UI & Logging"}
+	groups := make([]flagGroup, len(names))
+	for i, n := range names {
+		groups[i] = flagGroup{ff.NewFlagSet(n)}
+	}
+	for i := 0; i < len(groups)-1; i++ {
+		groups[i].fs.SetParent(groups[i+1].fs)
+	}
+	ep, in, load, good, out, ui := groups[0], groups[1], groups[2], groups[3], groups[4], groups[5]
+	str := func(p *string) flag.Value { return ffval.NewValueDefault(p, *p) }
+	num := func(p *float64) flag.Value { return ffval.NewValueDefault(p, *p) }
+	integer := func(p *int) flag.Value { return ffval.NewValueDefault(p, *p) }
+	boolean := func(p *bool) flag.Value { return ffval.NewValueDefault(p, *p) }
+
+	ep.add('m', "model", listValue{&cfg.Models, true}, "model name(s) to benchmark, comma-separated (`MODEL`)", "model-names")
+	ep.add(0, "model-selection-strategy", str(&cfg.ModelSelectionStrategy), "how a model is chosen per request: round_robin or random")
+	ep.add('u', "url", str(&cfg.URL), "base URL of the server")
+	ep.add(0, "endpoint", str(&cfg.EndpointPath), "custom endpoint path (default: the endpoint type's path)", "custom-endpoint")
+	ep.add(0, "endpoint-type", str(&cfg.EndpointType), "chat, completions or embeddings")
+	ep.add(0, "streaming", boolean(&cfg.Streaming), "stream responses (SSE); required for TTFT and ITL")
+	ep.add(0, "request-timeout-seconds", secondsValue{d: &cfg.RequestTimeout}, "per-request timeout in seconds")
+	ep.add(0, "api-key", str(&cfg.APIKey), "API key, sent as Authorization: Bearer (never stored)")
+	ep.add('H', "header", listValue{p: &cfg.Headers}, "extra request header `Name:Value` (repeatable)")
+	ep.add(0, "extra-inputs", listValue{p: &cfg.ExtraInputs}, "extra body field `key:value` or a JSON object (repeatable)")
+	ep.add(0, "use-legacy-max-tokens", boolean(&cfg.UseLegacyMaxTokens), "send max_tokens instead of max_completion_tokens")
+	ep.add(0, "use-server-token-count", boolean(&cfg.UseServerTokenCount), "take token counts from the server's usage field")
+
+	in.add(0, "isl", num(&cfg.ISLMean), "mean input sequence length in tokens", "prompt-input-tokens-mean", "synthetic-input-tokens-mean")
+	in.add(0, "isl-stddev", num(&cfg.ISLStddev), "standard deviation of the input length", "prompt-input-tokens-stddev", "synthetic-input-tokens-stddev")
+	in.add(0, "osl", num(&cfg.OSLMean), "mean output sequence length (max tokens); unset: no limit", "prompt-output-tokens-mean", "output-tokens-mean")
+	in.add(0, "osl-stddev", num(&cfg.OSLStddev), "standard deviation of the output length", "prompt-output-tokens-stddev", "output-tokens-stddev")
+	in.add(0, "num-dataset-entries", integer(&cfg.NumDatasetEntries), "number of unique prompts", "num-prompts")
+	in.add('b', "prompt-batch-size", integer(&cfg.PromptBatchSize), "texts per request", "batch-size-text")
+	in.add(0, "random-seed", seedValue{&cfg.RandomSeed, &cfg.RandomSeedSet}, "seed for every random choice (prompts, lengths, arrivals)")
+	in.add(0, "tokenizer", str(&cfg.Tokenizer), "tokenizer: builtin (tiktoken o200k_base, offline)")
+
+	load.add(0, "concurrency", integer(&cfg.Concurrency), "concurrent requests (closed loop), or a ceiling with --request-rate")
+	load.add(0, "request-rate", num(&cfg.RequestRate), "requests per second (open loop)")
+	load.add(0, "arrival-pattern", str(&cfg.ArrivalPattern), "constant, poisson or gamma", "request-rate-mode")
+	load.add(0, "arrival-smoothness", num(&cfg.ArrivalSmoothness), "gamma shape: < 1 bursty, 1 poisson, > 1 smooth", "vllm-burstiness")
+	load.add(0, "request-count", integer(&cfg.RequestCount), "requests to send (default max(10, 2*concurrency))", "num-requests")
+	load.add(0, "benchmark-duration", secondsValue{d: &cfg.BenchmarkDuration}, "stop sending after this many seconds")
+	load.add(0, "benchmark-grace-period", secondsValue{d: &cfg.GracePeriod, infOK: true}, "seconds to wait for in-flight requests after the duration, or inf")
+	load.add(0, "warmup-request-count", integer(&cfg.WarmupRequestCount), "requests sent before profiling, excluded from metrics", "num-warmup-requests")
+
+	good.add(0, "goodput", str(&cfg.Goodput), "SLOs as `tag:value ...`, e.g. 'time_to_first_token:250 inter_token_latency:10'")
+
+	out.add(0, "artifact-dir", str(&cfg.ArtifactDir), "directory for the artifacts")
+	out.add(0, "profile-export-prefix", str(&cfg.ProfileExportPrefix), "rename the export files to PREFIX.csv, PREFIX.json, PREFIX.jsonl", "profile-export-file")
+	out.add(0, "export-level", str(&cfg.ExportLevel), "summary, records or raw")
+
+	ui.add(0, "ui-type", str(&cfg.UIType), "none, simple or dashboard (default: simple on a terminal, else none)", "ui")
+	ui.add(0, "log-level", str(&cfg.LogLevel), "TRACE, DEBUG, INFO, NOTICE, WARNING, SUCCESS, ERROR or CRITICAL")
+	ui.add('v', "verbose", countBool{verbose}, "debug logging (-vv: trace)")
+	ui.add(0, "config", str(configFile), "YAML file of flag values, e.g. `aiperf.yaml` (flags and AIPERF_* env win)")
+	return ep.fs
+}
+
+// newProfileCommand is `aiperf profile`.
+func newProfileCommand(args []string, stdout, stderr io.Writer) *ff.Command {
+	cfg := runner.Defaults()
+	var verbose int
+	var configFile string
+	fs := profileFlags(&cfg, &verbose, &configFile)
+	cmd := &ff.Command{
+		Name:      "profile",
+		Usage:     "aiperf profile --model MODEL [--url URL] [--streaming] [flags]",
+		ShortHelp: "benchmark an OpenAI-compatible endpoint",
+		Flags:     fs,
+	}
+	cmd.Exec = func(ctx context.Context, rest []string) error {
+		if err := finishProfileConfig(&cfg, fs, verbose, rest, args); err != nil {
+			return err
+		}
+		return runProfile(ctx, &cfg, stdout, stderr)
+	}
+	return cmd
+}
+
+// finishProfileConfig completes cfg after parsing (which flags were set,
+// verbosity, the redacted command line) and validates it. Every problem is a
+// *usageError.
+func finishProfileConfig(cfg *runner.Config, fs *ff.FlagSet, verbose int, rest, args []string) error {
+	if len(rest) > 0 {
+		return &usageError{errUnexpectedArgs(rest)}
+	}
+	set := map[string]bool{}
+	_ = fs.WalkFlags(func(f ff.Flag) error {
+		if name, ok := f.GetLongName(); ok && f.IsSet() {
+			set[name] = true
+		}
+		return nil
+	})
+	cfg.GracePeriodSet = set["benchmark-grace-period"]
+	cfg.ArtifactDirSet = set["artifact-dir"]
+	if verbose > 0 {
+		cfg.Verbose = true
+		cfg.LogLevel = "DEBUG"
+		if verbose > 1 {
+			cfg.LogLevel = "TRACE"
+		}
+	}
+	cfg.LogLevel = strings.ToUpper(cfg.LogLevel)
+	cfg.CLICommand = runner.ShellQuote(append([]string{"aiperf"}, runner.RedactArgs(args)...))
+	if err := cfg.Validate(); err != nil {
+		return &usageError{err}
+	}
+	return nil
 }

@@ -1,0 +1,43 @@
+# aiperf-go. `make demo` and `make test` do all set-up on a fresh machine.
+SHELL := /bin/bash
+GO ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -s -w -X main.Version=$(VERSION) -X main.Commit=$(COMMIT)
+CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/aiperf-go
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(CACHE)/bin/staticcheck-$(STATICCHECK_VERSION)
+
+.PHONY: all build demo test unit race lint bench clean
+
+all: build
+
+build: ## build bin/aiperf (static, no cgo)
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/aiperf ./cmd/aiperf
+
+demo: build ## start the mock server, run a real benchmark, show the results
+	./scripts/demo.sh
+
+test: lint race ## every test: vet, staticcheck, gofmt, go test -race
+
+unit: ## fast unit tests (no race detector)
+	$(GO) test ./...
+
+race:
+	$(GO) test -race -timeout 15m ./...
+
+$(STATICCHECK):
+	@mkdir -p $(CACHE)/bin
+	GOBIN=$(CACHE)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv $(CACHE)/bin/staticcheck $(STATICCHECK)
+
+lint: $(STATICCHECK) ## go vet, staticcheck, gofmt
+	$(GO) vet ./...
+	$(STATICCHECK) ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+bench: build ## the performance benchmarks recorded in BENCHMARKS.md
+	./scripts/bench/run.sh
+
+clean:
+	rm -rf bin artifacts

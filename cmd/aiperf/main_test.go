@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// runCLI runs the CLI in-process and returns its exit code and output.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, &out, &errb)
+	code = exitCode(err, &errb)
+	return code, out.String(), errb.String()
+}
+
+// countingServer counts every request it receives.
+func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		http.Error(w, "unexpected", http.StatusTeapot)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func TestInvalidConfigurationExitsTwoBeforeAnyRequest(t *testing.T) {
+	srv, hits := countingServer(t)
+	base := []string{"profile", "--url", srv.URL, "--ui-type", "none", "--artifact-dir", t.TempDir()}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing model", nil, "--model is required"},
+		{"bad endpoint type", []string{"-m", "x", "--endpoint-type", "chatt"}, `--endpoint-type "chatt" is not valid: use one of chat, completions, embeddings`},
+		{"bad arrival pattern", []string{"-m", "x", "--request-rate", "5", "--arrival-pattern", "burst"}, `--arrival-pattern "burst" is not valid`},
+		{"smoothness without gamma", []string{"-m", "x", "--request-rate", "5", "--arrival-pattern", "poisson", "--arrival-smoothness", "2"}, "--arrival-smoothness can only be used with --arrival-pattern gamma"},
+		{"grace without duration", []string{"-m", "x", "--benchmark-grace-period", "5"}, "--benchmark-grace-period can only be used with duration-based benchmarking"},
+		{"negative concurrency", []string{"-m", "x", "--concurrency", "-1"}, "--concurrency must be >= 1"},
+		{"negative rate", []string{"-m", "x", "--request-rate", "-3"}, "--request-rate must be > 0"},
+		{"negative count", []string{"-m", "x", "--request-count", "-3"}, "--request-count must be >= 1"},
+		{"isl zero", []string{"-m", "x", "--isl", "0"}, "--isl must be >= 1"},
+		{"isl stddev", []string{"-m", "x", "--isl-stddev", "-1"}, "--isl-stddev must be >= 0"},
+		{"osl negative", []string{"-m", "x", "--osl", "-5"}, "--osl must be >= 1"},
+		{"osl stddev", []string{"-m", "x", "--osl-stddev", "-1"}, "--osl-stddev must be >= 0"},
+		{"entries", []string{"-m", "x", "--num-dataset-entries", "0"}, "--num-dataset-entries must be >= 1"},
+		{"batch", []string{"-m", "x", "--prompt-batch-size", "0"}, "--prompt-batch-size must be >= 1"},
+		{"warmup", []string{"-m", "x", "--warmup-request-count", "-1"}, "--warmup-request-count must be >= 0"},
+		{"export level", []string{"-m", "x", "--export-level", "all"}, `--export-level "all" is not valid: use one of summary, records, raw`},
+		{"ui type", []string{"-m", "x", "--ui-type", "fancy"}, `--ui-type "fancy" is not valid`},
+		{"log level", []string{"-m", "x", "--log-level", "LOUD"}, `--log-level "LOUD" is not valid`},
+		{"selection strategy", []string{"-m", "x", "--model-selection-strategy", "weighted"}, `--model-selection-strategy "weighted" is not valid`},
+		{"header", []string{"-m", "x", "-H", "novalue"}, `--header "novalue" must be Name:Value`},
+		{"endpoint path", []string{"-m", "x", "--endpoint", "v1/chat"}, `--endpoint "v1/chat" must be a path starting with '/'`},
+		{"timeout", []string{"-m", "x", "--request-timeout-seconds", "0"}, "--request-timeout-seconds must be > 0"},
+		{"tokenizer", []string{"-m", "x", "--tokenizer", "gpt2"}, `--tokenizer "gpt2": Hugging Face tokenizers are not available in this build`},
+		{"goodput tag", []string{"-m", "x", "--goodput", "nonsense_metric:5"}, "Unknown metric tag(s) in --goodput"},
+		{"extra inputs", []string{"-m", "x", "--extra-inputs", "novalue"}, "--extra-inputs"},
+		{"bad url", []string{"-m", "x", "--url", "ftp://host"}, `--url "ftp://host" is not a valid URL`},
+		{"unknown flag", []string{"-m", "x", "--concurency", "3"}, "concurency"},
+		{"bad number", []string{"-m", "x", "--concurrency", "many"}, "concurrency"},
+		{"bad duration", []string{"-m", "x", "--benchmark-duration", "soon"}, `"soon" is not a number of seconds`},
+		{"positional", []string{"-m", "x", "extra"}, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, append(append([]string{}, base...), tt.args...)...)
+			if code != exitUsage {
+				t.Fatalf("exit code = %d, want %d; stderr:\n%s", code, exitUsage, stderr)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Fatalf("stderr does not contain %q:\n%s", tt.want, stderr)
+			}
+		})
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("invalid configurations sent %d requests", n)
+	}
+}
+
+func TestAllProblemsReportedTogether(t *testing.T) {
+	code, _, stderr := runCLI(t, "profile", "--isl", "0", "--osl-stddev", "-1", "--ui-type", "none")
+	if code != exitUsage {
+		t.Fatalf("exit code %d", code)
+	}
+	for _, want := range []string{"--model is required", "--isl must be >= 1", "--osl-stddev must be >= 0"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("missing %q in:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, stdout, _ := runCLI(t, "version")
+	if code != 0 || !strings.HasPrefix(stdout, "aiperf dev (commit unknown, go") {
+		t.Fatalf("code %d, stdout %q", code, stdout)
+	}
+}
+
+func TestProfileHelpListsGroups(t *testing.T) {
+	code, stdout, _ := runCLI(t, "profile", "--help")
+	if code != 0 {
+		t.Fatalf("code %d", code)
+	}
+	for _, want := range []string{"FLAGS (Endpoint)", "FLAGS (Input)", "FLAGS (Load Generator)", "FLAGS (Output)",
+		"--model", "--request-rate", "--arrival-pattern", "--goodput", "--artifact-dir", "--ui-type", "--config"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
+
+func TestUnreachableServerExitsOne(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	code, _, stderr := runCLI(t, "profile", "-m", "mock-model", "--url", url, "--ui-type", "none", "--artifact-dir", t.TempDir())
+	if code != exitFailed || !strings.Contains(stderr, "cannot reach the server") {
+		t.Fatalf("code %d stderr %s", code, stderr)
+	}
+}

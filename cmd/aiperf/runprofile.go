@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/aiperf-go/aiperf/runner"
+)
+
+// runProfile wires the process (terminal, logger) to runner.Run.
+func runProfile(ctx context.Context, cfg *runner.Config, stdout, stderr io.Writer) error {
+	terminal := false
+	if f, ok := stderr.(*os.File); ok {
+		terminal = term.IsTerminal(int(f.Fd()))
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: runner.LogLevel(cfg.LogLevel)}))
+	if strings.EqualFold(cfg.UIType, "dashboard") {
+		logger.Warn("the dashboard UI is not available yet; using the simple UI")
+	}
+	_, err := runner.Run(ctx, cfg, runner.Options{
+		Version: Version, Commit: Commit,
+		Stdout: stdout, Stderr: stderr, Terminal: terminal,
+		Logger: logger,
+	})
+	if errors.Is(err, runner.ErrInterrupted) {
+		return fmt.Errorf("%w: partial results were written", err)
+	}
+	return err
+}
+
+// errUnexpectedArgs reports positional arguments profile does not take.
+func errUnexpectedArgs(args []string) error {
+	return fmt.Errorf("unexpected argument %q: every profile setting is a flag, e.g. --model NAME", args[0])
+}

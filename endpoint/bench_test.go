@@ -1,0 +1,28 @@
+package endpoint
+
+import "testing"
+
+// BenchmarkParse measures one SSE data payload per op; events/s is the rate
+// one core sustains.
+func BenchmarkParse(b *testing.B) {
+	for _, bc := range []struct{ name, endpoint, data string }{
+		{"vllm-content", "chat", `{"id":"chatcmpl-9f2c4a5e8b1d4f0e","object":"chat.completion.chunk","created":1732000000,"model":"meta-llama/Llama-3.1-8B-Instruct","choices":[{"index":0,"delta":{"content":" word"},"logprobs":null,"finish_reason":null}]}`},
+		{"sglang-content", "chat", `{"id":"a1b2c3","object":"chat.completion.chunk","created":1732000000,"model":"qwen","choices":[{"index":0,"delta":{"role":null,"content":" word","reasoning_content":null,"tool_calls":null},"logprobs":null,"finish_reason":null,"matched_stop":null}],"usage":null}`},
+		{"usage", "chat", `{"id":"chatcmpl-9f2c","object":"chat.completion.chunk","created":1732000000,"model":"m","choices":[],"usage":{"prompt_tokens":550,"total_tokens":1550,"completion_tokens":1000,"prompt_tokens_details":{"cached_tokens":0}}}`},
+		{"done", "chat", `[DONE]`},
+		{"completions", "completions", `{"id":"cmpl-1","object":"text_completion","created":1732000000,"model":"m","choices":[{"index":0,"text":" world","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			e := mustLookup(b, bc.endpoint)
+			data := []byte(bc.data)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, _, err := e.Parse(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}

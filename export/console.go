@@ -1,0 +1,198 @@
+package export
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aiperf-go/aiperf/metrics"
+)
+
+// maxMessageWidth bounds the Message column of the error summary: rich wraps
+// long messages to the terminal; we cut them instead (the full text is in
+// profile_export_aiperf.json).
+const maxMessageWidth = 100
+
+// WriteConsoleExport writes what AIPerf saves as profile_export_console.txt:
+// the metrics table, then, when they apply, the error summary table, the
+// Token Count Discrepancy Warning and the Output Sequence Length Mismatch
+// Warning. It writes nothing when s has no console results and no errors.
+func WriteConsoleExport(w io.Writer, s *metrics.Summary, info *RunInfo) error {
+	if info == nil {
+		info = &RunInfo{}
+	}
+	b := appendMetricsTable(nil, s, info)
+	b = appendErrorTable(b, s.Errors)
+	b = appendUsageDiscrepancyPanel(b, s, info)
+	b = appendOSLMismatchPanel(b, s, info)
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("write console: %w", err)
+	}
+	return nil
+}
+
+// WriteConsole writes the console report printed at the end of a run:
+// WriteConsoleExport's tables and panels, an empty line, then "CLI Command:",
+// "Benchmark Duration: X.XX sec", "CSV Export:", "JSON Export:" and
+// "Log File:" lines (each only when known), a notice when the run was
+// cancelled, and an empty line.
+func WriteConsole(w io.Writer, s *metrics.Summary, info *RunInfo) error {
+	if info == nil {
+		info = &RunInfo{}
+	}
+	if err := WriteConsoleExport(w, s, info); err != nil {
+		return err
+	}
+	var sb strings.Builder
+	sb.WriteString("\n")
+	if info.CLICommand != "" {
+		sb.WriteString("CLI Command: " + info.CLICommand + "\n")
+	}
+	if d := s.Get("benchmark_duration"); d != nil {
+		fmt.Fprintf(&sb, "%s: %.2f %s", d.Header, d.Avg, d.Unit)
+		sb.WriteString(cancelledSuffix(info) + "\n")
+	} else if info.Duration > 0 {
+		fmt.Fprintf(&sb, "Benchmark Duration: %.2f sec", info.Duration.Seconds())
+		sb.WriteString(cancelledSuffix(info) + "\n")
+	}
+	for _, f := range [...]struct{ name, path string }{
+		{"CSV Export", info.CSVPath},
+		{"JSON Export", info.JSONPath},
+		{"Log File", info.LogPath},
+	} {
+		if f.path != "" {
+			sb.WriteString(f.name + ": " + f.path + "\n")
+		}
+	}
+	if info.WasCancelled {
+		sb.WriteString("The profile run was cancelled early. Results shown may be incomplete or inaccurate.\n")
+	}
+	sb.WriteString("\n")
+	if _, err := io.WriteString(w, sb.String()); err != nil {
+		return fmt.Errorf("write console: %w", err)
+	}
+	return nil
+}
+
+func cancelledSuffix(info *RunInfo) string {
+	if info.WasCancelled {
+		return " (cancelled early)"
+	}
+	return ""
+}
+
+// appendMetricsTable appends two empty lines and the "NVIDIA AIPerf | <Title>"
+// table of the results with Console set, in DisplayOrder.
+func appendMetricsTable(b []byte, s *metrics.Summary, info *RunInfo) []byte {
+	var shown []*metrics.Result
+	for i := range s.Results {
+		if s.Results[i].Console {
+			shown = append(shown, &s.Results[i])
+		}
+	}
+	if len(shown) == 0 {
+		return b
+	}
+	slices.SortStableFunc(shown, func(a, b *metrics.Result) int {
+		return cmp.Compare(a.DisplayOrder, b.DisplayOrder)
+	})
+	cols := []column{{"Metric", true}, {"avg", true}, {"min", true}, {"max", true},
+		{"p99", true}, {"p90", true}, {"p50", true}, {"std", true}}
+	rows := make([][]string, 0, len(shown))
+	for _, r := range shown {
+		sep := " "
+		if len([]rune(r.Header)) > 30 {
+			sep = "\n"
+		}
+		row := []string{label(r, sep), commaFloat(r.Avg)}
+		if r.Scalar {
+			row = append(row, "N/A", "N/A", "N/A", "N/A", "N/A", "N/A")
+		} else {
+			row = append(row, commaFloat(r.Min), commaFloat(r.Max), commaFloat(r.P[8]),
+				commaFloat(r.P[6]), commaFloat(r.P[4]), commaFloat(r.Std))
+		}
+		rows = append(rows, row)
+	}
+	b = append(b, '\n', '\n')
+	return appendTable(b, "NVIDIA AIPerf | "+info.title(), cols, rows)
+}
+
+// appendErrorTable appends two empty lines and the "NVIDIA AIPerf | Error
+// Summary" table (Code, Type, Message, Count), or nothing without errors.
+func appendErrorTable(b []byte, errs []metrics.ErrorCount) []byte {
+	if len(errs) == 0 {
+		return b
+	}
+	cols := []column{{"Code", true}, {"Type", true}, {"Message", false}, {"Count", true}}
+	rows := make([][]string, 0, len(errs))
+	for _, e := range errs {
+		code, typ := "N/A", "N/A"
+		if e.Error.Code != 0 {
+			code = strconv.Itoa(e.Error.Code)
+		}
+		if t := singleLine(e.Error.Type); t != "" {
+			typ = truncateCells(t, maxMessageWidth)
+		}
+		rows = append(rows, []string{code, typ,
+			truncateCells(singleLine(e.Error.Message), maxMessageWidth), commaInt(int64(e.Count))})
+	}
+	b = append(b, '\n', '\n')
+	return appendTable(b, "NVIDIA AIPerf | Error Summary", cols, rows)
+}
+
+// commaFloat formats v like Python's "{:,.2f}": two decimals, thousands
+// separated by commas ("1,022,443.06"); NaN and infinities as Python does.
+func commaFloat(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "nan"
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	}
+	s := strconv.FormatFloat(v, 'f', 2, 64)
+	sign := ""
+	if s[0] == '-' {
+		sign, s = "-", s[1:]
+	}
+	intPart, frac, _ := strings.Cut(s, ".")
+	return sign + groupThousands(intPart) + "." + frac
+}
+
+// commaInt formats n like Python's "{:,}".
+func commaInt(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 0 {
+		return "-" + groupThousands(s[1:])
+	}
+	return groupThousands(s)
+}
+
+func groupThousands(digits string) string {
+	if len(digits) <= 3 {
+		return digits
+	}
+	var sb strings.Builder
+	head := len(digits) % 3
+	if head > 0 {
+		sb.WriteString(digits[:head])
+	}
+	for i := head; i < len(digits); i += 3 {
+		if sb.Len() > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(digits[i : i+3])
+	}
+	return sb.String()
+}
+
+// pyG formats v like Python's "{:g}" for the thresholds shown in warnings
+// (10 → "10", 7.5 → "7.5").
+func pyG(v float64) string {
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}

@@ -1,0 +1,99 @@
+// Package export writes AIPerf's artifacts and console report from a finished
+// run: profile_export_aiperf.json and .csv (the summary), profile_export.jsonl
+// (one line per request), inputs.json (the payloads sent), and the rich-style
+// console tables and warning panels.
+//
+// Every writer takes an io.Writer and never closes it; the caller owns files.
+// Numbers are formatted the way AIPerf's Python writes them (floats in
+// Python's repr, "%.2f" in CSV, "{:,.2f}" on the console) so that artifacts
+// compare byte for byte with AIPerf's.
+package export
+
+import (
+	"time"
+
+	"github.com/aiperf-go/aiperf/metrics"
+)
+
+// RunInfo is the run metadata the summary writers need besides the metrics.
+// The zero value is usable: empty fields fall back to the documented defaults.
+type RunInfo struct {
+	// SchemaVersion is the summary JSON's schema_version; "" writes "1.0".
+	SchemaVersion string
+	// AIPerfVersion is written as aiperf_version.
+	AIPerfVersion string
+	// BenchmarkID is the run's id (32 lowercase hex digits), written as
+	// benchmark_id.
+	BenchmarkID string
+	// InputConfig is marshalled under "input_config" (left out when nil).
+	// It must already be redacted: no API keys or auth headers. Structs follow
+	// encoding/json tags; float fields are written like Python ("550.0");
+	// a json.RawMessage is re-indented with its literals kept as written.
+	InputConfig any
+	// CLICommand is the command line, with quoted values, printed as
+	// "CLI Command: ..." under the console report when non-empty.
+	CLICommand string
+	// Start and End, when non-zero, replace the summary's StartWallNS and
+	// EndWallNS as start_time and end_time.
+	Start, End time.Time
+	// Location is the zone start_time and end_time are written in (as local
+	// datetimes without offset, like Python's datetime.fromtimestamp); nil
+	// means time.Local.
+	Location *time.Location
+	// WasCancelled reports that the run was cancelled early (Ctrl+C).
+	WasCancelled bool
+	// Title is the console table's metrics title, e.g. "LLM Metrics"; ""
+	// writes "LLM Metrics".
+	Title string
+	// Duration is the benchmark duration printed under the console report
+	// when the summary has no benchmark_duration result; zero prints nothing.
+	Duration time.Duration
+	// CSVPath, JSONPath and LogPath are printed under the console report, as
+	// "CSV Export: ...", "JSON Export: ..." and "Log File: ...", when non-empty.
+	CSVPath, JSONPath, LogPath string
+	// UsageDiffThresholdPct is the usage discrepancy threshold shown in the
+	// Token Count Discrepancy Warning; 0 means AIPerf's default, 10.
+	UsageDiffThresholdPct float64
+	// OSLMismatchThresholdPct and OSLMismatchMaxTokens are the thresholds
+	// shown in the Output Sequence Length Mismatch Warning; 0 means AIPerf's
+	// defaults, 5 and 50.
+	OSLMismatchThresholdPct float64
+	OSLMismatchMaxTokens    int
+}
+
+func (info *RunInfo) schemaVersion() string {
+	if info.SchemaVersion == "" {
+		return "1.0"
+	}
+	return info.SchemaVersion
+}
+
+func (info *RunInfo) title() string {
+	if info.Title == "" {
+		return "LLM Metrics"
+	}
+	return info.Title
+}
+
+func (info *RunInfo) location() *time.Location {
+	if info.Location == nil {
+		return time.Local
+	}
+	return info.Location
+}
+
+func orDefault(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// label is the "<Header> (<unit>)" text that names a metric in the CSV and
+// console tables; sep goes between header and unit.
+func label(r *metrics.Result, sep string) string {
+	if r.Unit == "" {
+		return r.Header
+	}
+	return r.Header + sep + "(" + r.Unit + ")"
+}

@@ -1,0 +1,117 @@
+package export
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestAppendPyFloat(t *testing.T) {
+	// Expectations are Python 3.11's repr(v) / json.dumps(v).
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{0, "0.0"},
+		{math.Copysign(0, -1), "-0.0"},
+		{1, "1.0"},
+		{64, "64.0"},
+		{-2.5, "-2.5"},
+		{0.1, "0.1"},
+		{0.30000000000000004, "0.30000000000000004"},
+		{1e16, "1e+16"},
+		{1e15, "1000000000000000.0"},
+		{9999999999999998, "9999999999999998.0"},
+		{1.5e-05, "1.5e-05"},
+		{0.0001, "0.0001"},
+		{0.00012345, "0.00012345"},
+		{1e-4 / 3, "3.3333333333333335e-05"},
+		{123456789012345678, "1.2345678901234568e+17"},
+		{12345678901234567, "1.2345678901234568e+16"},
+		{5e-324, "5e-324"},
+		{math.MaxFloat64, "1.7976931348623157e+308"},
+		{1 << 53, "9007199254740992.0"},
+		{1e22, "1e+22"},
+		{1e-07, "1e-07"},
+		{-1e-05, "-1e-05"},
+		{0.39693579999999995, "0.39693579999999995"},
+		{634.3000000000001, "634.3000000000001"},
+		{1854.929714829192, "1854.929714829192"},
+		{255.886568, "255.886568"},
+		{math.NaN(), "null"},
+		{math.Inf(1), "null"},
+		{math.Inf(-1), "null"},
+	}
+	for _, tt := range tests {
+		if got := string(appendPyFloat(nil, tt.in)); got != tt.want {
+			t.Errorf("appendPyFloat(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestAppendPyFloat32(t *testing.T) {
+	// A float32 keeps its own shortest digits, not float64(f32)'s.
+	if got := string(appendPyFloatBits(nil, float64(float32(0.1)), 32)); got != "0.1" {
+		t.Errorf("float32 0.1 = %q, want 0.1", got)
+	}
+}
+
+func TestAppendJSONString(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", `"plain"`},
+		{`a"b\c`, `"a\"b\\c"`},
+		{"line\nbreak\r\ttab\b\f", `"line\nbreak\r\ttab\b\f"`},
+		{"\x00\x1f", `"\u0000\u001f"`},
+		{"<html> & é ✓", `"<html> & é ✓"`},
+		{"bad\xffutf8", "\"bad\ufffdutf8\""},
+	}
+	for _, tt := range tests {
+		if got := string(appendJSONString(nil, tt.in)); got != tt.want {
+			t.Errorf("appendJSONString(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+var pyFloatForm = regexp.MustCompile(`^-?(\d+\.\d+|\d(\.\d+)?e[+-]\d{2,3})$`)
+
+func FuzzAppendPyFloat(f *testing.F) {
+	for _, v := range []float64{0, 1, 1e16, 1e-5, 0.1, 123.456, 5e-324, math.MaxFloat64} {
+		f.Add(math.Float64bits(v))
+	}
+	f.Fuzz(func(t *testing.T, bits uint64) {
+		v := math.Float64frombits(bits)
+		got := string(appendPyFloat(nil, v))
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			if got != "null" {
+				t.Fatalf("%v: got %q, want null", v, got)
+			}
+			return
+		}
+		if !pyFloatForm.MatchString(got) {
+			t.Fatalf("%v: %q is not in Python's float form", v, got)
+		}
+		back, err := strconv.ParseFloat(got, 64)
+		if err != nil || back != v {
+			t.Fatalf("%v: %q parses back as %v, %v", v, got, back, err)
+		}
+		// Shortest: the same significant digits as Go's shortest formatting.
+		short := strconv.FormatFloat(v, 'e', -1, 64)
+		if sig(got) != sig(short) {
+			t.Fatalf("%v: %q has digits %s, shortest are %s", v, got, sig(got), sig(short))
+		}
+	})
+}
+
+// sig returns the significant digits of a formatted float: the mantissa's
+// digits without leading or trailing zeros.
+func sig(s string) string {
+	var d []byte
+	for i := 0; i < len(s) && s[i] != 'e'; i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			d = append(d, s[i])
+		}
+	}
+	return strings.Trim(string(d), "0")
+}

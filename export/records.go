@@ -1,0 +1,154 @@
+package export
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/aiperf-go/aiperf/metrics"
+	"github.com/aiperf-go/aiperf/record"
+)
+
+// RecordWriter writes profile_export.jsonl: one MetricRecordInfo object per
+// request, in the order Write is called (completion order). It encodes by
+// hand into a reused buffer, without reflection, because it runs for every
+// request. Output is buffered: call Flush before closing the underlying
+// writer. A RecordWriter is not safe for concurrent use; give it one owner.
+type RecordWriter struct {
+	// ProcessorID is written as record_processor_id. NewRecordWriter sets it
+	// to "record_processor_" and 8 random hex digits.
+	ProcessorID string
+
+	bw    *bufio.Writer
+	clock *record.Clock
+	buf   []byte
+}
+
+// NewRecordWriter returns a RecordWriter that writes to w and converts the
+// records' monotonic times to wall-clock nanoseconds with clock.
+func NewRecordWriter(w io.Writer, clock *record.Clock) *RecordWriter {
+	var id [4]byte
+	_, _ = rand.Read(id[:]) // crypto/rand.Read never fails
+	return &RecordWriter{
+		ProcessorID: "record_processor_" + hex.EncodeToString(id[:]),
+		bw:          bufio.NewWriterSize(w, 64<<10),
+		clock:       clock,
+		buf:         make([]byte, 0, 2048),
+	}
+}
+
+// Write appends rec's line: {"metadata":{...},"metrics":{tag:{"value","unit"}},
+// "error":null|{"code","type","message"}}. Metrics are written in the order of
+// vals; an Int value without a fractional part, a List value as an array.
+// Monotonic times that are 0 (unset) are written as null; request_ack_ns is
+// null for non-streaming requests and cancellation_time_ns unless the request
+// was cancelled. The error's code is null when it is 0 (not an HTTP status).
+// Write returns the underlying writer's error if flushing the buffer fails.
+func (rw *RecordWriter) Write(rec *record.Record, vals []metrics.RecordValue) error {
+	b := rw.buf[:0]
+	b = append(b, `{"metadata":{"session_num":`...)
+	b = strconv.AppendInt(b, int64(rec.SessionNum), 10)
+	b = append(b, `,"request_num":`...)
+	b = strconv.AppendInt(b, int64(rec.RequestNum), 10)
+	b = append(b, `,"x_request_id":`...)
+	b = appendJSONString(b, rec.XRequestID)
+	b = append(b, `,"x_correlation_id":`...)
+	b = appendJSONString(b, rec.XCorrelationID)
+	b = append(b, `,"conversation_id":`...)
+	b = appendJSONString(b, rec.ConversationID)
+	b = append(b, `,"turn_index":`...)
+	b = strconv.AppendInt(b, int64(rec.TurnIndex), 10)
+	b = append(b, `,"credit_issued_ns":`...)
+	b = rw.appendWall(b, rec.CreditIssuedNS)
+	b = append(b, `,"request_start_ns":`...)
+	b = rw.appendWall(b, rec.StartNS)
+	b = append(b, `,"request_ack_ns":`...)
+	b = rw.appendWall(b, rec.AckNS)
+	b = append(b, `,"request_end_ns":`...)
+	b = rw.appendWall(b, rec.EndNS)
+	b = append(b, `,"worker_id":`...)
+	b = appendJSONString(b, rec.WorkerID)
+	b = append(b, `,"record_processor_id":`...)
+	b = appendJSONString(b, rw.ProcessorID)
+	b = append(b, `,"benchmark_phase":`...)
+	b = appendJSONString(b, string(rec.Phase))
+	b = append(b, `,"was_cancelled":`...)
+	b = strconv.AppendBool(b, rec.Cancelled)
+	b = append(b, `,"cancellation_time_ns":`...)
+	if rec.Cancelled {
+		b = rw.appendWall(b, rec.CancelledNS)
+	} else {
+		b = append(b, "null"...)
+	}
+
+	b = append(b, `},"metrics":{`...)
+	for i := range vals {
+		v := &vals[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, v.Tag)
+		b = append(b, `:{"value":`...)
+		switch {
+		case v.List != nil:
+			b = append(b, '[')
+			for j, f := range v.List {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendPyFloat(b, f)
+			}
+			b = append(b, ']')
+		case v.Int && v.Value == math.Trunc(v.Value) && math.Abs(v.Value) < 1<<63:
+			b = strconv.AppendInt(b, int64(v.Value), 10)
+		default:
+			b = appendPyFloat(b, v.Value)
+		}
+		b = append(b, `,"unit":`...)
+		b = appendJSONString(b, v.Unit)
+		b = append(b, '}')
+	}
+
+	b = append(b, `},"error":`...)
+	if e := rec.Error; e == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"code":`...)
+		if e.Code == 0 {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendInt(b, int64(e.Code), 10)
+		}
+		b = append(b, `,"type":`...)
+		b = appendJSONString(b, e.Type)
+		b = append(b, `,"message":`...)
+		b = appendJSONString(b, e.Message)
+		b = append(b, '}')
+	}
+	b = append(b, '}', '\n')
+	rw.buf = b
+	if _, err := rw.bw.Write(b); err != nil {
+		return fmt.Errorf("write record: %w", err)
+	}
+	return nil
+}
+
+// appendWall appends the wall-clock ns of monotonic ns, or null when unset.
+func (rw *RecordWriter) appendWall(b []byte, ns int64) []byte {
+	if ns == 0 {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, rw.clock.Wall(ns), 10)
+}
+
+// Flush writes buffered lines to the underlying writer.
+func (rw *RecordWriter) Flush() error {
+	if err := rw.bw.Flush(); err != nil {
+		return fmt.Errorf("flush records: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package mockserver
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Defaults applied by New to Config fields left at their zero value.
+const (
+	DefaultAddr           = "127.0.0.1:8000"
+	DefaultTokensPerChunk = 1
+	DefaultOutputTokens   = 16
+	DefaultErrorStatus    = 500
+	DefaultStallDuration  = time.Second
+	DefaultEmbeddingDims  = 8
+)
+
+// Config describes the simulated model. The zero value is a usable
+// configuration: it listens on DefaultAddr, answers without delay, sends
+// usage and a role-only first chunk, counts prompt tokens exactly and
+// injects no faults.
+type Config struct {
+	// Addr is the host:port Start listens on; "" means DefaultAddr.
+	// Port 0 picks a free port; Server.Addr reports it.
+	Addr string
+
+	// TTFT is the mean delay from a request's arrival to its first
+	// token-bearing event (reasoning or content). Non-streaming responses
+	// are sent when the last token would have been.
+	TTFT time.Duration
+	// TTFTStddev is the standard deviation of TTFT; samples are drawn from
+	// a normal distribution and clamped at 0.
+	TTFTStddev time.Duration
+	// ITL is the mean delay between consecutive token-bearing events.
+	ITL time.Duration
+	// ITLStddev is the standard deviation of each ITL gap, drawn like
+	// TTFTStddev and clamped at 0.
+	ITLStddev time.Duration
+
+	// TokensPerChunk is how many tokens each streamed event carries (the
+	// last one may carry fewer); 0 means DefaultTokensPerChunk.
+	TokensPerChunk int
+	// OutputTokens is the number of content tokens generated when the
+	// request sets neither max_completion_tokens nor max_tokens; 0 means
+	// DefaultOutputTokens.
+	OutputTokens int
+	// EOSTokens, when > 0, makes the model stop ("finish_reason":"stop")
+	// after this many content tokens even if the request allows more,
+	// unless the request sets "ignore_eos": true. 0 means the model always
+	// generates up to the request's limit.
+	EOSTokens int
+	// ReasoningTokens is the number of tokens emitted as reasoning_content
+	// deltas before the content (chat only). Like OpenAI, they count
+	// against max_completion_tokens/max_tokens when the request sets one.
+	ReasoningTokens int
+
+	// NoUsage suppresses usage. Otherwise usage is sent in every
+	// non-streaming response and, when the request sets
+	// stream_options.include_usage, in a trailing chunk with empty choices.
+	NoUsage bool
+	// NoRoleChunk suppresses the role-only first chat chunk
+	// ({"role":"assistant","content":""}) that is otherwise sent as soon as
+	// the request arrives, like vLLM does.
+	NoRoleChunk bool
+	// EstimatePromptTokens makes usage.prompt_tokens len(bytes)/4 instead
+	// of the exact o200k_base count, which costs ~0.1 µs per byte for
+	// non-ASCII text.
+	EstimatePromptTokens bool
+	// EmbeddingDims is the length of each embedding vector when the
+	// request does not set "dimensions"; 0 means DefaultEmbeddingDims.
+	EmbeddingDims int
+
+	// ErrorRate is the probability in [0,1] that a request is answered
+	// with ErrorStatus and an OpenAI-style JSON error body, at once.
+	ErrorRate float64
+	// ErrorStatus is the HTTP status of injected errors; 0 means
+	// DefaultErrorStatus.
+	ErrorStatus int
+	// ResetRate is the probability in [0,1] that the connection is reset
+	// (TCP RST) mid-stream, after a random number of content chunks fewer
+	// than the full count; a non-streaming request is reset instead of
+	// answered.
+	ResetRate float64
+	// StallRate is the probability in [0,1] that the response stops for
+	// StallDuration before a random content chunk, then continues.
+	StallRate float64
+	// StallDuration is the length of an injected stall; 0 means
+	// DefaultStallDuration.
+	StallDuration time.Duration
+	// MalformedRate is the probability in [0,1] that one "data: {not json"
+	// event is sent before a random content chunk (non-streaming: the body
+	// is "{not json").
+	MalformedRate float64
+
+	// Seed seeds the latency and fault random numbers. Request i (in
+	// arrival order) draws from a generator seeded with (Seed, i), so runs
+	// with the same Seed and arrival order are identical.
+	Seed uint64
+
+	// RecordTimelines makes the server keep, per X-Request-ID, the arrival
+	// time and the send time of every event; see Server.Timeline. Memory
+	// grows with the number of requests, so it is meant for tests.
+	RecordTimelines bool
+}
+
+// withDefaults returns c with zero fields replaced by their defaults, or an
+// error naming the first invalid field.
+func (c Config) withDefaults() (Config, error) {
+	if c.Addr == "" {
+		c.Addr = DefaultAddr
+	}
+	if c.TokensPerChunk == 0 {
+		c.TokensPerChunk = DefaultTokensPerChunk
+	}
+	if c.OutputTokens == 0 {
+		c.OutputTokens = DefaultOutputTokens
+	}
+	if c.ErrorStatus == 0 {
+		c.ErrorStatus = DefaultErrorStatus
+	}
+	if c.StallDuration == 0 {
+		c.StallDuration = DefaultStallDuration
+	}
+	if c.EmbeddingDims == 0 {
+		c.EmbeddingDims = DefaultEmbeddingDims
+	}
+	var errs []error
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"ttft", c.TTFT}, {"ttft stddev", c.TTFTStddev}, {"itl", c.ITL}, {"itl stddev", c.ITLStddev}, {"stall duration", c.StallDuration}} {
+		if d.v < 0 {
+			errs = append(errs, fmt.Errorf("%s %v is negative", d.name, d.v))
+		}
+	}
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"tokens per chunk", c.TokensPerChunk}, {"output tokens", c.OutputTokens}, {"eos tokens", c.EOSTokens}, {"reasoning tokens", c.ReasoningTokens}, {"embedding dims", c.EmbeddingDims}} {
+		if n.v < 0 {
+			errs = append(errs, fmt.Errorf("%s %d is negative", n.name, n.v))
+		}
+	}
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{{"error rate", c.ErrorRate}, {"reset rate", c.ResetRate}, {"stall rate", c.StallRate}, {"malformed rate", c.MalformedRate}} {
+		if !(r.v >= 0 && r.v <= 1) {
+			errs = append(errs, fmt.Errorf("%s %v is outside [0,1]", r.name, r.v))
+		}
+	}
+	if c.ErrorStatus < 100 || c.ErrorStatus > 599 {
+		errs = append(errs, fmt.Errorf("error status %d is not an HTTP status", c.ErrorStatus))
+	}
+	if c.EmbeddingDims > maxEmbeddingDims {
+		errs = append(errs, fmt.Errorf("embedding dims %d exceeds %d", c.EmbeddingDims, maxEmbeddingDims))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return c, fmt.Errorf("invalid config: %w", err)
+	}
+	return c, nil
+}

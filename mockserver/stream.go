@@ -1,0 +1,126 @@
+package mockserver
+
+import (
+	"net/http"
+	"time"
+)
+
+var (
+	doneEvent      = []byte("data: [DONE]\n\n")
+	malformedEvent = []byte("data: {not json\n\n")
+)
+
+// sse writes server-sent events, each flushed on its own.
+type sse struct {
+	w   http.ResponseWriter
+	f   http.Flusher
+	rec *recorder
+	err error
+}
+
+// send records, writes and flushes one event; after a write error it does
+// nothing and reports false.
+func (e *sse) send(kind EventKind, tokens int, b []byte) bool {
+	if e.err != nil {
+		return false
+	}
+	e.rec.add(kind, tokens)
+	if _, e.err = e.w.Write(b); e.err != nil {
+		return false
+	}
+	if e.f != nil {
+		e.f.Flush()
+	}
+	return true
+}
+
+// stream sends the response as server-sent events: the role chunk at once
+// (chat), each token event at its deadline, then usage and [DONE]. A
+// response of zero tokens still sends one (empty) event carrying the
+// finish reason, at the TTFT deadline.
+func (g *generation) stream(w http.ResponseWriter, r *http.Request) {
+	s := g.s
+	h := w.Header()
+	h["Content-Type"] = sseType
+	h["Cache-Control"] = noCache
+	f, _ := w.(http.Flusher)
+	out := &sse{w: w, f: f, rec: g.rec}
+	w.WriteHeader(http.StatusOK)
+
+	hp, bp := eventPool.Get().(*[]byte), eventPool.Get().(*[]byte)
+	head := append((*hp)[:0], "data: "...)
+	head = g.sh.appendHead(head, g.sh.chunkObject, g.seq, g.arrival.Unix(), g.req.Model)
+	b := (*bp)[:0]
+	defer func() {
+		*hp, *bp = head[:0], b[:0]
+		eventPool.Put(hp)
+		eventPool.Put(bp)
+	}()
+
+	if g.sh.chat && !s.cfg.NoRoleChunk {
+		b = g.sh.appendChunkChoice(append(b[:0], head...), fieldRole, 0, 0, "")
+		b = append(b, "]}\n\n"...)
+		if !out.send(EventRole, 0, b) {
+			return
+		}
+	}
+	ctx := r.Context()
+	tpc := s.cfg.TokensPerChunk
+	sched := g.sched
+	if sched.stallAt >= 0 {
+		s.m.faults[faultStall].Add(1)
+	}
+	last := max(g.nEvents, 1) - 1
+	for k := range last + 1 {
+		at := g.arrival.Add(sched.nextDeadline())
+		if !g.wait.until(ctx, s.done, at) {
+			return
+		}
+		if k == sched.resetAt {
+			s.m.faults[faultReset].Add(1)
+			g.rec.add(EventReset, 0)
+			reset(w)
+			return
+		}
+		if k == sched.malformedAt {
+			s.m.faults[faultMalformed].Add(1)
+			if !out.send(EventMalformed, 0, malformedEvent) {
+				return
+			}
+		}
+		field, kind, from, count := fieldContent, EventContent, 0, 0
+		switch {
+		case k < g.rEvents:
+			field, kind = fieldReasoning, EventReasoning
+			from = k * tpc
+			count = min(tpc, g.plan.reasoning-from)
+			s.m.reasoningTokens.Add(uint64(count))
+		case g.nEvents > 0:
+			from = (k - g.rEvents) * tpc
+			count = min(tpc, g.plan.content-from)
+			s.m.contentTokens.Add(uint64(count))
+			from += g.plan.reasoning
+		}
+		finish := ""
+		if k == last {
+			finish = g.plan.finish
+		}
+		b = g.sh.appendChunkChoice(append(b[:0], head...), field, g.start+from, count, finish)
+		b = append(b, "]}\n\n"...)
+		if !out.send(kind, count, b) {
+			return
+		}
+		if k == 0 {
+			s.m.observeTTFT(time.Since(g.arrival))
+		}
+	}
+	if !s.cfg.NoUsage && g.req.StreamOptions.IncludeUsage {
+		b = append(append(b[:0], head...), `],"usage":`...)
+		b = appendUsage(b, g.usage)
+		b = append(b, "}\n\n"...)
+		if !out.send(EventUsage, 0, b) {
+			return
+		}
+	}
+	out.send(EventDone, 0, doneEvent)
+}

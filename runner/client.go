@@ -1,0 +1,215 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/aiperf-go/aiperf/endpoint"
+	"github.com/aiperf-go/aiperf/record"
+	"github.com/aiperf-go/aiperf/sse"
+)
+
+// maxErrorBody bounds how much of an error response body is kept.
+const maxErrorBody = 4 << 10
+
+// sender sends one request and measures it. It is safe for concurrent use.
+type sender struct {
+	client  *http.Client
+	url     string
+	ep      *endpoint.Endpoint
+	header  http.Header // static headers; cloned per request
+	clock   *record.Clock
+	timeout time.Duration
+}
+
+// newTransport returns an HTTP/1.1 transport tuned for thousands of
+// concurrent long-lived streams: no connection cap, idle connections kept for
+// reuse, no compression (it would batch SSE events and distort timing).
+func newTransport(maxConns int) *http.Transport {
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	idle := max(maxConns, 256)
+	return &http.Transport{
+		DialContext:         dialer.DialContext, // Go sets TCP_NODELAY by default
+		MaxIdleConns:        idle,
+		MaxIdleConnsPerHost: idle,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+		TLSHandshakeTimeout: 30 * time.Second,
+		WriteBufferSize:     32 << 10,
+		ReadBufferSize:      32 << 10,
+	}
+}
+
+// staticHeaders builds the headers every request carries, in AIPerf's
+// precedence: user headers, then the ones aiperf owns.
+func staticHeaders(cfg *Config, version string) http.Header {
+	h := http.Header{}
+	for _, kv := range cfg.Headers {
+		name, value, _ := strings.Cut(kv, ":")
+		h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	h.Set("User-Agent", "aiperf/"+version)
+	h.Set("Content-Type", "application/json")
+	if cfg.Streaming {
+		h.Set("Accept", "text/event-stream")
+	} else {
+		h.Set("Accept", "application/json")
+	}
+	if cfg.APIKey != "" {
+		h.Set("Authorization", "Bearer "+cfg.APIKey)
+	}
+	return h
+}
+
+// send performs the request for rec with body payload, filling rec's
+// timestamps, responses and error. It never returns a Go error: every
+// failure becomes rec.Error.
+func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
+	if s.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(payload))
+	if err != nil {
+		s.fail(rec, 0, "RequestError", err.Error())
+		return
+	}
+	req.Header = s.header.Clone()
+	req.Header.Set("X-Request-ID", rec.XRequestID)
+	req.Header.Set("X-Correlation-ID", rec.XCorrelationID)
+
+	rec.StartNS = s.clock.Now()
+	resp, err := s.client.Do(req)
+	if err != nil {
+		s.failErr(ctx, rec, err)
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		s.fail(rec, resp.StatusCode, http.StatusText(resp.StatusCode), strings.TrimSpace(string(body)))
+		return
+	}
+	if isEventStream(resp.Header.Get("Content-Type")) {
+		rec.AckNS = s.clock.Now()
+		rec.Streaming = true
+		s.readStream(ctx, rec, resp.Body)
+		return
+	}
+	body, err := io.ReadAll(resp.Body)
+	end := s.clock.Now()
+	if err != nil {
+		s.failErr(ctx, rec, err)
+		return
+	}
+	r, ok, err := s.ep.Parse(body)
+	rec.EndNS = end
+	if err != nil {
+		s.failParse(rec, body, err)
+		return
+	}
+	if ok {
+		r.PerfNS = end
+		rec.Responses = append(rec.Responses, r)
+	}
+}
+
+// readStream reads SSE messages, each stamped at its first byte before any
+// parsing, and parses them into responses.
+func (s *sender) readStream(ctx context.Context, rec *record.Record, body io.Reader) {
+	rd := sse.NewReader(body, s.clock.Now)
+	for {
+		msg, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			if len(rec.Responses) > 0 {
+				rec.EndNS = rec.Responses[len(rec.Responses)-1].PerfNS
+			} else {
+				rec.EndNS = s.clock.Now()
+			}
+			return
+		}
+		if errors.Is(err, sse.ErrTruncated) {
+			s.fail(rec, 0, "IncompleteStream", "stream ended in the middle of an event")
+			return
+		}
+		if err != nil {
+			s.failErr(ctx, rec, err)
+			return
+		}
+		if msg.Event == "error" {
+			s.fail(rec, 0, "StreamError", strings.TrimSpace(string(msg.Data)))
+			return
+		}
+		r, ok, err := s.ep.Parse(msg.Data)
+		if err != nil {
+			s.failParse(rec, msg.Data, err)
+			return
+		}
+		if ok {
+			r.PerfNS = msg.PerfNS
+			rec.Responses = append(rec.Responses, r)
+		}
+	}
+}
+
+// fail records an error on rec at the current time.
+func (s *sender) fail(rec *record.Record, code int, typ, msg string) {
+	rec.EndNS = s.clock.Now()
+	rec.Error = &record.Error{Code: code, Type: typ, Message: msg}
+}
+
+// failParse records a response that could not be parsed, or that carried
+// an error object from the server.
+func (s *sender) failParse(rec *record.Record, data []byte, err error) {
+	var se *endpoint.ServerError
+	if errors.As(err, &se) {
+		typ := se.Type
+		if typ == "" {
+			typ = "ServerError"
+		}
+		s.fail(rec, 0, typ, se.Message)
+		return
+	}
+	s.fail(rec, 0, "ResponseParseError", fmt.Sprintf("invalid response %q: %v", truncate(data, 200), err))
+}
+
+// failErr classifies a transport or read error.
+func (s *sender) failErr(ctx context.Context, rec *record.Record, err error) {
+	typ := "ConnectionError"
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+		typ = "TimeoutError"
+		err = fmt.Errorf("request timed out after %v", s.timeout)
+	case errors.Is(ctx.Err(), context.Canceled):
+		typ = "CancelledError"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		typ = "ConnectionRefusedError"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF):
+		typ = "ConnectionResetError"
+	}
+	s.fail(rec, 0, typ, err.Error())
+}
+
+func isEventStream(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "text/event-stream"
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "…"
+}

@@ -1,0 +1,142 @@
+// Package runner executes one benchmark: it builds the dataset, schedules
+// requests open- or closed-loop, measures every request on one monotonic
+// clock, and turns the records into AIPerf's metrics and artifacts.
+package runner
+
+import (
+	"time"
+)
+
+// Config is the effective configuration of one benchmark. Zero values mean
+// "not set" where the reference has no default; Defaults fills the rest.
+type Config struct {
+	// Endpoint.
+	Models                 []string
+	ModelSelectionStrategy string // round_robin | random
+	URL                    string
+	EndpointPath           string // custom path; "" = the endpoint type's
+	EndpointType           string // chat | completions | embeddings
+	Streaming              bool
+	RequestTimeout         time.Duration
+	APIKey                 string   // secret: never stored or logged
+	Headers                []string // "Name:Value"
+	ExtraInputs            []string // "key:value" or a JSON object
+	UseLegacyMaxTokens     bool
+	UseServerTokenCount    bool
+
+	// Input.
+	ISLMean, ISLStddev float64
+	OSLMean, OSLStddev float64 // OSLMean 0: no max tokens in the payload
+	NumDatasetEntries  int
+	RandomSeed         uint64
+	RandomSeedSet      bool
+	Tokenizer          string
+	PromptBatchSize    int
+
+	// Load.
+	Concurrency       int     // 0: unset
+	RequestRate       float64 // 0: unset (concurrency mode)
+	ArrivalPattern    string  // constant | poisson | gamma; "" = poisson
+	ArrivalSmoothness float64 // 0: unset (1.0 for gamma)
+	RequestCount      int     // 0: unset
+	BenchmarkDuration time.Duration
+	// GracePeriod applies to duration runs; negative means infinite.
+	GracePeriod        time.Duration
+	GracePeriodSet     bool
+	WarmupRequestCount int
+
+	// Goodput is the --goodput SLO spec, "tag:value ...".
+	Goodput string
+
+	// Output.
+	ArtifactDir         string
+	ArtifactDirSet      bool
+	ProfileExportPrefix string
+	ExportLevel         string // summary | records | raw
+
+	// UI.
+	UIType   string // none | simple | dashboard
+	LogLevel string
+	Verbose  bool
+
+	// CLICommand is the command line as given, secrets redacted.
+	CLICommand string
+}
+
+// Defaults returns the configuration AIPerf would use with no flags.
+func Defaults() Config {
+	return Config{
+		ModelSelectionStrategy: "round_robin",
+		URL:                    "localhost:8000",
+		EndpointType:           "chat",
+		RequestTimeout:         21600 * time.Second,
+		ISLMean:                550,
+		NumDatasetEntries:      100,
+		Tokenizer:              "",
+		PromptBatchSize:        1,
+		ArrivalPattern:         "poisson",
+		GracePeriod:            30 * time.Second,
+		ArtifactDir:            "artifacts",
+		ExportLevel:            "records",
+		UIType:                 "",
+		LogLevel:               "INFO",
+	}
+}
+
+// Mode is the timing mode a configuration selects.
+type Mode string
+
+// Timing modes.
+const (
+	ModeConcurrency Mode = "concurrency"
+	ModeRequestRate Mode = "request_rate"
+)
+
+// Mode returns the timing mode: request-rate when a rate is given, else
+// concurrency (closed loop).
+func (c *Config) Mode() Mode {
+	if c.RequestRate > 0 {
+		return ModeRequestRate
+	}
+	return ModeConcurrency
+}
+
+// EffectiveConcurrency is the concurrency limit in force: the configured one,
+// 1 in concurrency mode when unset, and 0 (unlimited) in request-rate mode
+// when unset.
+func (c *Config) EffectiveConcurrency() int {
+	if c.Concurrency > 0 {
+		return c.Concurrency
+	}
+	if c.Mode() == ModeConcurrency {
+		return 1
+	}
+	return 0
+}
+
+// EffectiveRequestCount is the profiling request count: the configured one,
+// or, when neither a count nor a duration is given, max(10, 2*concurrency).
+// It is 0 for a duration-only run.
+func (c *Config) EffectiveRequestCount() int {
+	if c.RequestCount > 0 {
+		return c.RequestCount
+	}
+	if c.BenchmarkDuration > 0 {
+		return 0
+	}
+	return max(10, 2*c.EffectiveConcurrency())
+}
+
+// Stimulus names the load in AIPerf's artifact directory naming, e.g.
+// "concurrency10", "request_rate5.0", "concurrency100-request_rate10.0".
+func (c *Config) Stimulus() string {
+	conc := "concurrency" + itoa(c.EffectiveConcurrency())
+	if c.Mode() == ModeConcurrency {
+		return conc
+	}
+	rate := "request_rate" + pyFloat(c.RequestRate)
+	if c.Concurrency > 0 {
+		return conc + "-" + rate
+	}
+	return rate
+}

@@ -1,0 +1,79 @@
+package runner
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/aiperf-go/aiperf/metrics"
+	"github.com/aiperf-go/aiperf/record"
+)
+
+// queueSize bounds the records waiting for processing.
+const queueSize = 8192
+
+// processed is a record with its computed metric values.
+type processed struct {
+	rec  *record.Record
+	vals []metrics.RecordValue
+}
+
+// recordSink consumes processed records on one goroutine, in completion
+// order (profile_export.jsonl, the accumulator, progress counters).
+type recordSink func(p processed)
+
+// pipeline moves finished records from the senders to the sink. Senders never
+// wait on processing unless the bounded queue is full; each such wait is
+// counted as back-pressure and reported. Records are never dropped.
+type pipeline struct {
+	in           chan *record.Record
+	out          chan processed
+	backpressure atomic.Int64
+	computeWG    sync.WaitGroup
+	sinkDone     chan struct{}
+}
+
+// startPipeline starts workers compute goroutines and the sink goroutine.
+// Call close to flush and wait for them.
+func startPipeline(workers int, compute func(*record.Record) []metrics.RecordValue, sink recordSink) *pipeline {
+	p := &pipeline{
+		in:       make(chan *record.Record, queueSize),
+		out:      make(chan processed, queueSize),
+		sinkDone: make(chan struct{}),
+	}
+	for i := 0; i < max(workers, 1); i++ {
+		p.computeWG.Add(1)
+		go func() {
+			defer p.computeWG.Done()
+			for rec := range p.in {
+				p.out <- processed{rec: rec, vals: compute(rec)}
+			}
+		}()
+	}
+	go func() {
+		defer close(p.sinkDone)
+		for pr := range p.out {
+			sink(pr)
+		}
+	}()
+	return p
+}
+
+// submit hands a finished record over. It blocks only when the queue is
+// full, and counts that.
+func (p *pipeline) submit(rec *record.Record) {
+	select {
+	case p.in <- rec:
+	default:
+		p.backpressure.Add(1)
+		p.in <- rec
+	}
+}
+
+// close flushes every submitted record through the sink and waits for the
+// pipeline's goroutines. No submit may follow.
+func (p *pipeline) close() {
+	close(p.in)
+	p.computeWG.Wait()
+	close(p.out)
+	<-p.sinkDone
+}

@@ -1,0 +1,288 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/aiperf-go/aiperf/dataset"
+	"github.com/aiperf-go/aiperf/endpoint"
+	"github.com/aiperf-go/aiperf/metrics"
+	"github.com/aiperf-go/aiperf/record"
+	"github.com/aiperf-go/aiperf/tokenizer"
+)
+
+// Errors a run can end with after it started sending.
+var (
+	// ErrAllFailed means every profiling request failed.
+	ErrAllFailed = errors.New("every request failed")
+	// ErrInterrupted means the run was cancelled before it finished.
+	ErrInterrupted = errors.New("run interrupted")
+)
+
+// errGraceExpired cancels requests still in flight after the grace period;
+// they are left out of the results, as AIPerf does.
+var errGraceExpired = errors.New("grace period expired")
+
+// Options are the process-level inputs of a run that are not configuration.
+type Options struct {
+	Version, Commit string
+	// Stdout receives the final console table; Stderr the progress display.
+	Stdout, Stderr io.Writer
+	// Terminal reports whether Stderr is a terminal (selects the default UI).
+	Terminal bool
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+	// Transport overrides the HTTP transport (tests inject faults with it).
+	Transport http.RoundTripper
+}
+
+// Result is what a finished run produced.
+type Result struct {
+	Summary *metrics.Summary
+	// Dir is the artifact directory; Files are the paths written.
+	Dir   string
+	Files Artifacts
+	// Backpressure counts sends that waited for the record queue.
+	Backpressure int64
+	// LatenessNS holds the schedule lateness of every open-loop send.
+	LatenessNS []int64
+	// Dropped counts requests cancelled at the end of the grace period.
+	Dropped int
+}
+
+// run holds the state shared by the phases of one benchmark.
+type run struct {
+	cfg      *Config
+	opts     Options
+	log      *slog.Logger
+	clock    *record.Clock
+	sender   *sender
+	convs    []dataset.Conversation
+	payloads [][]byte
+	sampler  dataset.Sampler
+	seed     uint64
+	requests int // request numbers across phases
+	mcfg     *metrics.Config
+}
+
+// Run executes the benchmark described by cfg (already validated) and writes
+// its artifacts. It returns ErrAllFailed or ErrInterrupted (with a Result)
+// when the run finished badly, and other errors when it could not start.
+func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ep, err := endpoint.Lookup(cfg.EndpointType)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Streaming && !ep.SupportsStreaming {
+		log.Warn("endpoint type does not support streaming; --streaming turned off", "endpoint_type", ep.Name)
+		cfg.Streaming = false
+	}
+	base, err := NormalizeURL(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("url: %w", err)
+	}
+	path := cfg.EndpointPath
+	if path == "" {
+		path = ep.Path
+	}
+	target := base.JoinPath(path).String()
+	if err := checkReachable(ctx, base.Host, base.Scheme); err != nil {
+		return nil, err
+	}
+
+	r := &run{cfg: cfg, opts: opts, clock: record.NewClock()}
+	arts, err := openArtifacts(cfg, r.clock)
+	if err != nil {
+		return nil, err
+	}
+	defer arts.closeFiles()
+	defer arts.closeLog()
+	r.log = slog.New(slog.NewMultiHandler(log.Handler(), arts.logHandler(LogLevel(cfg.LogLevel))))
+	tok, err := resolveTokenizer(cfg, r.log)
+	if err != nil {
+		return nil, err
+	}
+	r.seed = cfg.RandomSeed
+	if !cfg.RandomSeedSet {
+		r.seed = rand.Uint64()
+	}
+	if err := r.buildDataset(ctx, ep, tok); err != nil {
+		return nil, err
+	}
+	transport := opts.Transport
+	if transport == nil {
+		transport = newTransport(cfg.EffectiveConcurrency())
+	}
+	r.sender = &sender{
+		client:  &http.Client{Transport: transport},
+		url:     target,
+		ep:      ep,
+		header:  staticHeaders(cfg, opts.Version),
+		clock:   r.clock,
+		timeout: cfg.RequestTimeout,
+	}
+	goodput, err := metrics.ParseGoodput(cfg.Goodput)
+	if err != nil {
+		return nil, fmt.Errorf("goodput: %w", err)
+	}
+	r.mcfg = &metrics.Config{
+		Streaming:           cfg.Streaming,
+		ProducesTokens:      ep.ProducesTokens,
+		TokenizesInput:      ep.TokenizesInput,
+		Tokenizer:           tok,
+		UseServerTokenCount: cfg.UseServerTokenCount,
+		Goodput:             goodput,
+	}
+	r.log.Info("benchmark starting", "url", target, "model", cfg.Models, "mode", cfg.Mode(), "artifact_dir", arts.dir)
+	return r.execute(ctx, ep, arts)
+}
+
+// resolveTokenizer picks the tokenizer: builtin for placeholder model names
+// and when asked; otherwise builtin with a warning, since this build has no
+// Hugging Face tokenizers.
+func resolveTokenizer(cfg *Config, log *slog.Logger) (tokenizer.Tokenizer, error) {
+	if cfg.Tokenizer == "" && len(cfg.Models) > 0 && !tokenizer.IsPlaceholderModel(cfg.Models[0]) && !cfg.UseServerTokenCount {
+		log.Warn("no tokenizer for the model in this build; counting tokens with the builtin tokenizer (tiktoken o200k_base). Pass --use-server-token-count to use the server's counts", "model", cfg.Models[0])
+	}
+	tok, err := tokenizer.Builtin()
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer: %w", err)
+	}
+	return tok, nil
+}
+
+// checkReachable dials the server once so that an unreachable server is a
+// clear error before any request is counted.
+func checkReachable(ctx context.Context, host, scheme string) error {
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		if scheme == "https" {
+			host = net.JoinHostPort(host, "443")
+		} else {
+			host = net.JoinHostPort(host, "80")
+		}
+	}
+	d := net.Dialer{Timeout: 5 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return fmt.Errorf("cannot reach the server at %s (is it running? check --url): %w", host, err)
+	}
+	return conn.Close()
+}
+
+// buildDataset generates the conversations and their wire payloads.
+func (r *run) buildDataset(ctx context.Context, ep *endpoint.Endpoint, tok tokenizer.Tokenizer) error {
+	corpus, err := dataset.NewCorpus(tok)
+	if err != nil {
+		return fmt.Errorf("corpus: %w", err)
+	}
+	convs, err := dataset.Synthetic(ctx, dataset.SyntheticConfig{
+		ISLMean: r.cfg.ISLMean, ISLStddev: r.cfg.ISLStddev,
+		OSLMean: r.cfg.OSLMean, OSLStddev: r.cfg.OSLStddev,
+		NumEntries: r.cfg.NumDatasetEntries, Seed: r.seed,
+		Models: r.cfg.Models, ModelStrategy: r.cfg.ModelSelectionStrategy,
+		BatchSize: r.cfg.PromptBatchSize,
+	}, corpus, tok)
+	if err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	extra, err := endpoint.ParseExtraInputs(r.cfg.ExtraInputs)
+	if err != nil {
+		return fmt.Errorf("extra inputs: %w", err)
+	}
+	opts := &endpoint.Options{Streaming: r.cfg.Streaming, LegacyMaxTokens: r.cfg.UseLegacyMaxTokens, Extra: extra}
+	r.convs = convs
+	r.payloads = make([][]byte, len(convs))
+	for i := range convs {
+		if r.payloads[i], err = ep.Payload(&convs[i].Turns[0], opts); err != nil {
+			return fmt.Errorf("payload for %s: %w", convs[i].SessionID, err)
+		}
+	}
+	r.sampler, err = dataset.NewSampler("shuffle", len(convs), r.seed^0x5eed)
+	return err
+}
+
+// phaseSpecs returns the warmup (when enabled) and profiling phases.
+func (r *run) phaseSpecs() ([]*phaseSpec, error) {
+	cfg := r.cfg
+	mk := func(p record.Phase, count int, duration time.Duration) (*phaseSpec, error) {
+		s := &phaseSpec{phase: p, count: count, duration: duration, grace: cfg.GracePeriod,
+			concurrency: cfg.EffectiveConcurrency(), rate: cfg.RequestRate}
+		if s.rate > 0 {
+			rng := rand.New(rand.NewPCG(r.seed, uint64(len(p))))
+			var err error
+			if s.intervals, err = NewIntervals(cfg.ArrivalPattern, s.rate, cfg.ArrivalSmoothness, rng); err != nil {
+				return nil, err
+			}
+		}
+		return s, nil
+	}
+	var specs []*phaseSpec
+	if cfg.WarmupRequestCount > 0 {
+		w, err := mk(record.PhaseWarmup, cfg.WarmupRequestCount, 0)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, w)
+	}
+	p, err := mk(record.PhaseProfiling, cfg.EffectiveRequestCount(), cfg.BenchmarkDuration)
+	if err != nil {
+		return nil, err
+	}
+	return append(specs, p), nil
+}
+
+// workerID names a concurrent sender slot as AIPerf names workers.
+func workerID(slot int) string { return fmt.Sprintf("worker_%08x", uint32(slot)*0x9E3779B1) }
+
+// newRecord builds the record of one credit.
+func (r *run) newRecord(spec *phaseSpec, c credit, slot, conv int) *record.Record {
+	turn := &r.convs[conv].Turns[0]
+	return &record.Record{
+		RequestNum:            r.requests + c.num,
+		SessionNum:            r.requests + c.num,
+		ConversationID:        r.convs[conv].SessionID,
+		XRequestID:            uuid.NewString(),
+		XCorrelationID:        uuid.NewString(),
+		Phase:                 spec.phase,
+		WorkerID:              workerID(slot),
+		Model:                 turn.Model,
+		CreditIssuedNS:        c.intended,
+		InputTokens:           turn.InputTokens,
+		RequestedOutputTokens: turn.MaxTokens,
+	}
+}
+
+// computeWorkers is how many goroutines compute per-record metrics
+// (tokenizing outputs is the expensive part).
+func computeWorkers() int { return max(1, runtime.GOMAXPROCS(0)) }
+
+// LogLevel maps AIPerf's log level names onto slog levels (TRACE is below
+// DEBUG; unknown names are INFO).
+func LogLevel(level string) slog.Level {
+	switch strings.ToUpper(level) {
+	case "TRACE":
+		return slog.LevelDebug - 4
+	case "DEBUG":
+		return slog.LevelDebug
+	case "WARNING":
+		return slog.LevelWarn
+	case "ERROR", "CRITICAL":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}

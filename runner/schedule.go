@@ -1,0 +1,199 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aiperf-go/aiperf/record"
+)
+
+// phaseSpec is one credit phase: how many requests, for how long, and how
+// the credits are issued.
+type phaseSpec struct {
+	phase       record.Phase
+	count       int           // 0: unlimited (duration-bound)
+	duration    time.Duration // 0: unlimited (count-bound)
+	grace       time.Duration // wait for in-flight after the duration; < 0: forever
+	concurrency int           // closed-loop workers, or the ceiling in rate mode (0: none)
+	rate        float64       // > 0: open loop
+	intervals   Intervals     // rate mode only
+}
+
+// credit is permission to send one request: its sequence number in the
+// phase and its intended send time.
+type credit struct {
+	num      int
+	intended int64 // monotonic ns
+}
+
+// issuer hands out credits under one lock so that sequence numbers and
+// intended times are assigned together, and enforces the stop conditions.
+type issuer struct {
+	mu       sync.Mutex
+	spec     *phaseSpec
+	clock    *record.Clock
+	sent     int
+	deadline int64 // monotonic ns; 0: none
+}
+
+func newIssuer(spec *phaseSpec, clock *record.Clock) *issuer {
+	is := &issuer{spec: spec, clock: clock}
+	if spec.duration > 0 {
+		is.deadline = clock.Now() + int64(spec.duration)
+	}
+	return is
+}
+
+// take returns the next credit with the given intended time (now when 0),
+// or false when a stop condition is met.
+func (is *issuer) take(intended int64) (credit, bool) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	now := is.clock.Now()
+	if is.spec.count > 0 && is.sent >= is.spec.count {
+		return credit{}, false
+	}
+	if is.deadline > 0 && now >= is.deadline {
+		return credit{}, false
+	}
+	if intended == 0 {
+		intended = now
+	}
+	c := credit{num: is.sent, intended: intended}
+	is.sent++
+	return c, true
+}
+
+// issued returns the number of credits handed out.
+func (is *issuer) issued() int {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	return is.sent
+}
+
+// slots hands out small integers identifying concurrent senders ("workers"),
+// reusing freed ones, so worker ids stay meaningful in open-loop mode too.
+type slots struct {
+	mu   sync.Mutex
+	free []int
+	next int
+}
+
+func (s *slots) get() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.free); n > 0 {
+		id := s.free[n-1]
+		s.free = s.free[:n-1]
+		return id
+	}
+	s.next++
+	return s.next - 1
+}
+
+func (s *slots) put(id int) {
+	s.mu.Lock()
+	s.free = append(s.free, id)
+	s.mu.Unlock()
+}
+
+// dispatchFunc sends the request of credit c from worker slot, blocking until
+// it completes.
+type dispatchFunc func(ctx context.Context, c credit, slot int)
+
+// runClosedLoop runs spec.concurrency workers that each send back to back
+// until the issuer stops them. It returns when every worker has finished.
+func runClosedLoop(ctx context.Context, is *issuer, workers int, dispatch dispatchFunc) {
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(slot int) {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				c, ok := is.take(0)
+				if !ok {
+					return
+				}
+				dispatch(ctx, c, slot)
+			}
+		}(w)
+	}
+	wg.Wait()
+}
+
+// lateness records how far behind schedule each open-loop send was.
+type lateness struct {
+	mu     sync.Mutex
+	values []int64 // ns
+}
+
+func (l *lateness) add(ns int64) {
+	l.mu.Lock()
+	l.values = append(l.values, ns)
+	l.mu.Unlock()
+}
+
+// runOpenLoop sends request i at start + sum of the first i intervals,
+// measured from the phase start and never from the previous send, so that a
+// slow send does not shift the rest of the schedule. A concurrency ceiling,
+// when set, delays a send until a slot frees (that delay shows as lateness).
+// It returns when every request it started has finished.
+func runOpenLoop(ctx context.Context, is *issuer, spec *phaseSpec, clock *record.Clock, late *lateness, dispatch dispatchFunc) {
+	var (
+		wg    sync.WaitGroup
+		sem   chan struct{}
+		ids   slots
+		timer = time.NewTimer(time.Hour)
+	)
+	defer timer.Stop()
+	if spec.concurrency > 0 {
+		sem = make(chan struct{}, spec.concurrency)
+	}
+	next := clock.Now()
+	for ctx.Err() == nil {
+		if wait := time.Duration(next - clock.Now()); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-ctx.Done():
+			case <-timer.C:
+			}
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		if sem != nil {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+			}
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		c, ok := is.take(next)
+		if !ok {
+			if sem != nil {
+				<-sem
+			}
+			break
+		}
+		late.add(clock.Now() - c.intended)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slot := ids.get()
+			dispatch(ctx, c, slot)
+			ids.put(slot)
+			if sem != nil {
+				<-sem
+			}
+		}()
+		next += int64(spec.intervals.Next())
+	}
+	wg.Wait()
+}
+
+// inflight counts requests in progress, for the progress display.
+type inflight struct{ n atomic.Int64 }

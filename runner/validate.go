@@ -1,0 +1,171 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/aiperf-go/aiperf/endpoint"
+	"github.com/aiperf-go/aiperf/metrics"
+)
+
+// ConfigError lists every problem found in a configuration. Each problem
+// names the flag at fault and how to fix it. It is reported before any
+// request is sent.
+type ConfigError struct {
+	Problems []string
+}
+
+func (e *ConfigError) Error() string {
+	if len(e.Problems) == 1 {
+		return "invalid configuration: " + e.Problems[0]
+	}
+	return "invalid configuration:\n  - " + strings.Join(e.Problems, "\n  - ")
+}
+
+// Valid choices of the enumerated flags.
+var (
+	endpointTypes     = []string{"chat", "completions", "embeddings"}
+	arrivalPatterns   = []string{"constant", "poisson", "gamma"}
+	selectionStrategy = []string{"round_robin", "random"}
+	exportLevels      = []string{"summary", "records", "raw"}
+	uiTypes           = []string{"none", "simple", "dashboard"}
+	logLevels         = []string{"TRACE", "DEBUG", "INFO", "NOTICE", "WARNING", "SUCCESS", "ERROR", "CRITICAL"}
+)
+
+// Validate checks the configuration against the reference's rules and
+// returns a *ConfigError listing every problem, or nil.
+func (c *Config) Validate() error {
+	var p []string
+	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+	oneOf := func(flag, v string, valid []string) {
+		for _, ok := range valid {
+			if strings.EqualFold(v, ok) {
+				return
+			}
+		}
+		add("%s %q is not valid: use one of %s", flag, v, strings.Join(valid, ", "))
+	}
+
+	if len(c.Models) == 0 {
+		add("--model is required: name the served model, e.g. --model Qwen/Qwen3-0.6B")
+	}
+	for _, m := range c.Models {
+		if strings.TrimSpace(m) == "" {
+			add("--model has an empty name: give comma-separated model names")
+			break
+		}
+	}
+	oneOf("--model-selection-strategy", c.ModelSelectionStrategy, selectionStrategy)
+	oneOf("--endpoint-type", c.EndpointType, endpointTypes)
+	if _, err := NormalizeURL(c.URL); err != nil {
+		add("--url %q is not a valid URL (%v): use e.g. --url http://localhost:8000", c.URL, err)
+	}
+	if c.EndpointPath != "" && !strings.HasPrefix(c.EndpointPath, "/") {
+		add("--endpoint %q must be a path starting with '/', e.g. --endpoint /v1/chat/completions", c.EndpointPath)
+	}
+	if c.RequestTimeout <= 0 {
+		add("--request-timeout-seconds must be > 0")
+	}
+	for _, h := range c.Headers {
+		if name, _, ok := strings.Cut(h, ":"); !ok || strings.TrimSpace(name) == "" {
+			add("--header %q must be Name:Value, e.g. -H 'X-Tenant:blue'", redactHeader(h))
+		}
+	}
+
+	if c.ISLMean < 1 {
+		add("--isl must be >= 1 (got %v)", c.ISLMean)
+	}
+	if c.ISLStddev < 0 {
+		add("--isl-stddev must be >= 0 (got %v)", c.ISLStddev)
+	}
+	if c.OSLMean < 0 {
+		add("--osl must be >= 1, or left unset for no output limit (got %v)", c.OSLMean)
+	}
+	if c.OSLStddev < 0 {
+		add("--osl-stddev must be >= 0 (got %v)", c.OSLStddev)
+	}
+	if c.NumDatasetEntries < 1 {
+		add("--num-dataset-entries must be >= 1 (got %d)", c.NumDatasetEntries)
+	}
+	if c.PromptBatchSize < 1 {
+		add("--prompt-batch-size must be >= 1 (got %d)", c.PromptBatchSize)
+	}
+
+	if c.Concurrency < 0 {
+		add("--concurrency must be >= 1 (got %d)", c.Concurrency)
+	}
+	if c.RequestRate < 0 {
+		add("--request-rate must be > 0 requests/sec (got %v)", c.RequestRate)
+	}
+	oneOf("--arrival-pattern", c.ArrivalPattern, arrivalPatterns)
+	if c.ArrivalSmoothness != 0 && !strings.EqualFold(c.ArrivalPattern, "gamma") {
+		add("--arrival-smoothness can only be used with --arrival-pattern gamma")
+	}
+	if c.ArrivalSmoothness < 0 {
+		add("--arrival-smoothness must be > 0 (got %v)", c.ArrivalSmoothness)
+	}
+	if c.RequestCount < 0 {
+		add("--request-count must be >= 1 (got %d)", c.RequestCount)
+	}
+	if c.BenchmarkDuration < 0 {
+		add("--benchmark-duration must be > 0 seconds (got %v)", c.BenchmarkDuration.Seconds())
+	}
+	if c.GracePeriodSet && c.BenchmarkDuration <= 0 {
+		add("--benchmark-grace-period can only be used with duration-based benchmarking")
+	}
+	if c.WarmupRequestCount < 0 {
+		add("--warmup-request-count must be >= 0 (got %d)", c.WarmupRequestCount)
+	}
+
+	oneOf("--export-level", c.ExportLevel, exportLevels)
+	if c.UIType != "" {
+		oneOf("--ui-type", c.UIType, uiTypes)
+	}
+	oneOf("--log-level", c.LogLevel, logLevels)
+	if c.Tokenizer != "" && c.Tokenizer != "builtin" {
+		add("--tokenizer %q: Hugging Face tokenizers are not available in this build: use --tokenizer builtin (tiktoken o200k_base), or --use-server-token-count for the server's own counts", c.Tokenizer)
+	}
+	if err := validateGoodput(c.Goodput); err != nil {
+		add("--goodput: %v", err)
+	}
+	if err := validateExtraInputs(c.ExtraInputs); err != nil {
+		add("--extra-inputs: %v", err)
+	}
+
+	if len(p) > 0 {
+		return &ConfigError{Problems: p}
+	}
+	return nil
+}
+
+// NormalizeURL adds "http://" when the URL has no scheme and checks that the
+// result has a host.
+func NormalizeURL(raw string) (*url.URL, error) {
+	s := strings.TrimSpace(raw)
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("scheme %q is not http or https", u.Scheme)
+	}
+	if u.Host == "" {
+		return nil, errors.New("no host")
+	}
+	return u, nil
+}
+
+func validateGoodput(spec string) error {
+	_, err := metrics.ParseGoodput(spec)
+	return err
+}
+
+func validateExtraInputs(items []string) error {
+	_, err := endpoint.ParseExtraInputs(items)
+	return err
+}

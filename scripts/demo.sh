@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Starts the built-in mock server, runs a real streaming benchmark against it,
+# and shows the results. Used by `make demo`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-./bin/aiperf}
+PORT=${PORT:-18080}
+OUT=${OUT:-artifacts/demo}
+
+"$BIN" mock-server --port "$PORT" --ttft 20 --itl 4 --output-tokens 64 >/tmp/aiperf-demo-mock.log 2>&1 &
+MOCK=$!
+trap 'kill $MOCK 2>/dev/null; wait $MOCK 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then break; fi
+  sleep 0.1
+done
+
+rm -rf "$OUT"
+"$BIN" profile \
+  --model mock-model \
+  --url "http://127.0.0.1:$PORT" \
+  --endpoint-type chat \
+  --streaming \
+  --concurrency 8 \
+  --request-count 200 \
+  --isl 128 --osl 64 \
+  --random-seed 42 \
+  --artifact-dir "$OUT"
+
+echo
+echo "Artifacts in $OUT:"
+ls -l "$OUT"
