@@ -58,7 +58,8 @@ var corpora sync.Map // string -> *corpusEntry
 // builtin tokenizer it reads the embedded pre-tokenized ids; for any other it
 // tokenizes the text in parallel fixed-size chunks, which blocks until done
 // (a fraction of a second per MB of text on one core). It returns an error
-// when tok is nil or yields no tokens.
+// when tok is nil or yields no tokens; that error is remembered for the Name
+// like a corpus is.
 func NewCorpus(tok tokenizer.Tokenizer) (*Corpus, error) {
 	if tok == nil {
 		return nil, errors.New("corpus: nil tokenizer")

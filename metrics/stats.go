@@ -111,3 +111,15 @@ func describe(a []float64) stats {
 	}
 	return s
 }
+
+// Percentile returns the p-th percentile (0..100) of values by numpy's
+// default linear interpolation, without modifying values. It returns 0 for
+// an empty slice.
+func Percentile(values []float64, p float64) float64 {
+	if len(values) == 0 {
+		return 0
+	}
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	return percentile(sorted, p)
+}

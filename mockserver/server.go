@@ -78,6 +78,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /v1/models", serveModels)
 	mux.HandleFunc("GET /health", serveHealth)
 	mux.HandleFunc("GET /metrics", s.m.serveHTTP)
+	mux.HandleFunc("GET /debug/timeline/{id}", s.serveTimeline)
 	s.handler = mux
 	return s, nil
 }

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,10 +35,12 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	var live counters
 	var sinkErr error
 	sink := func(p processed) {
-		if p.rec.Error != nil {
-			live.failed.Add(1)
+		if cur, _ := live.phase.Load().(record.Phase); p.rec.Phase == cur {
+			if p.rec.Error != nil {
+				live.failed.Add(1)
+			}
+			live.completed.Add(1)
 		}
-		live.completed.Add(1)
 		if p.rec.Phase != record.PhaseProfiling {
 			return
 		}
@@ -56,23 +57,26 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	prog.start()
 
 	res := &Result{Dir: arts.dir}
+	runStart := r.clock.Now()
 	var late lateness
-	interrupted := false
-	for _, spec := range specs {
-		live.phase.Store(spec.phase)
-		live.total.Store(int64(spec.count))
-		live.completed.Store(0)
-		live.failed.Store(0)
-		live.started.Store(r.clock.Now())
-		live.deadline.Store(int64(spec.duration))
-		r.log.Debug("phase started", "phase", spec.phase, "requests", spec.count, "duration", spec.duration, "concurrency", spec.concurrency, "request_rate", spec.rate)
-		dropped, err := r.runPhase(ctx, spec, pipe, &late)
-		res.Dropped += dropped
-		if err != nil {
-			interrupted = true
-			break
+	phases := make([]*phaseRun, len(specs))
+	var dropped atomic.Int64
+	offset := 0
+	for i, spec := range specs {
+		ph, stop := r.startPhase(ctx, spec, offset, pipe, &live, &dropped)
+		defer stop()
+		phases[i] = ph
+		offset += spec.count
+	}
+	if r.cfg.Mode() == ModeConcurrency {
+		runClosedLoop(r.cfg.EffectiveConcurrency(), phases)
+	} else {
+		for _, ph := range phases {
+			runOpenLoop(ph.ctx, ph.is, ph.spec, r.clock, &late, ph.dispatch)
 		}
 	}
+	res.Dropped = int(dropped.Load())
+	interrupted := ctx.Err() != nil
 	prog.stop()
 	pipe.close()
 	res.Backpressure = pipe.backpressure.Load()
@@ -87,6 +91,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		r.log.Warn("requests still in flight after the grace period were cancelled and left out", "count", res.Dropped)
 	}
 
+	r.logFinish(res, time.Duration(r.clock.Now()-runStart))
 	res.Summary = acc.Summary(r.clock)
 	res.Files, err = arts.finish(res.Summary, r.runInfo(ep, res.Summary, specs, interrupted), r.opts.Stdout)
 	if err != nil {
@@ -96,49 +101,61 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	case interrupted:
 		return res, ErrInterrupted
 	case res.Summary.Valid == 0 && res.Summary.Failed > 0:
-		return res, fmt.Errorf("%w: %d of %d requests failed (see the error summary above)", ErrAllFailed, res.Summary.Failed, res.Summary.Failed)
+		return res, fmt.Errorf("%w: all %d requests failed (see the error summary above)", ErrAllFailed, res.Summary.Failed)
 	}
 	return res, nil
 }
 
-// runPhase issues the phase's credits and waits for its requests. Requests
-// still running when the grace period ends are cancelled and not submitted;
-// their number is returned. The error is non-nil only when ctx was cancelled.
-func (r *run) runPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, late *lateness) (int, error) {
+// startPhase prepares a phase whose request numbers start at offset. Its
+// context is cancelled when the grace period after its duration ends;
+// requests cancelled then (or by ctx) are left out of the results and
+// counted in dropped. stop releases the phase's timer and context.
+func (r *run) startPhase(ctx context.Context, spec *phaseSpec, offset int, pipe *pipeline, live *counters, dropped *atomic.Int64) (*phaseRun, func()) {
 	sendCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	if spec.duration > 0 && spec.grace >= 0 {
-		t := time.AfterFunc(spec.duration+spec.grace, func() { cancel(errGraceExpired) })
-		defer t.Stop()
+	var grace *time.Timer
+	onStart := func() {
+		live.phase.Store(spec.phase)
+		live.total.Store(int64(spec.count))
+		live.completed.Store(0)
+		live.failed.Store(0)
+		live.started.Store(r.clock.Now())
+		live.deadline.Store(int64(spec.duration))
+		if spec.duration > 0 && spec.grace >= 0 {
+			grace = time.AfterFunc(spec.duration+spec.grace, func() { cancel(errGraceExpired) })
+		}
+		r.log.Debug("phase started", "phase", spec.phase, "requests", spec.count, "duration", spec.duration, "concurrency", spec.concurrency, "request_rate", spec.rate)
 	}
-	var (
-		mu      sync.Mutex
-		dropped int
-	)
-	is := newIssuer(spec, r.clock)
-	dispatch := func(ctx context.Context, c credit, slot int) {
-		mu.Lock()
-		conv := r.sampler.Next()
-		mu.Unlock()
-		rec := r.newRecord(spec, c, slot, conv)
+	ph := &phaseRun{spec: spec, ctx: sendCtx, is: newIssuer(spec, r.clock, onStart)}
+	ph.dispatch = func(ctx context.Context, c credit, slot int) {
+		conv := r.nextConversation()
+		rec := r.newRecord(spec, offset+c.num, c, slot, conv)
 		r.sender.send(ctx, rec, r.payloads[conv])
 		if ctx.Err() != nil && rec.Error != nil {
 			// Cancelled by the grace period or by the user: not a result.
-			mu.Lock()
-			dropped++
-			mu.Unlock()
+			dropped.Add(1)
 			return
 		}
 		pipe.submit(rec)
 	}
-	if spec.rate > 0 {
-		runOpenLoop(sendCtx, is, spec, r.clock, late, dispatch)
-	} else {
-		runClosedLoop(sendCtx, is, spec.concurrency, dispatch)
+	stop := func() {
+		if grace != nil {
+			grace.Stop()
+		}
+		cancel(nil)
 	}
-	r.requests += is.issued()
-	if ctx.Err() != nil {
-		return dropped, ctx.Err()
+	return ph, stop
+}
+
+// logFinish logs how the client itself fared: schedule lateness (open loop),
+// back-pressure, CPU use and peak memory.
+func (r *run) logFinish(res *Result, elapsed time.Duration) {
+	u := processUsage()
+	attrs := []any{"elapsed", elapsed.Round(time.Millisecond), "cpu_user", u.user.Round(time.Millisecond),
+		"cpu_sys", u.sys.Round(time.Millisecond), "max_rss_mb", fmt.Sprintf("%.1f", u.maxRSSMB),
+		"backpressure", res.Backpressure, "dropped", res.Dropped}
+	if len(res.LatenessNS) > 0 {
+		p50, p99, mx := latenessMS(res.LatenessNS)
+		attrs = append(attrs, "lateness_p50_ms", fmt.Sprintf("%.3f", p50), "lateness_p99_ms", fmt.Sprintf("%.3f", p99), "lateness_max_ms", fmt.Sprintf("%.3f", mx))
 	}
-	return dropped, nil
+	r.log.Info("run finished", attrs...)
 }

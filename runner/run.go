@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -71,8 +72,8 @@ type run struct {
 	convs    []dataset.Conversation
 	payloads [][]byte
 	sampler  dataset.Sampler
+	sampleMu sync.Mutex // guards sampler, shared by overlapping phases
 	seed     uint64
-	requests int // request numbers across phases
 	mcfg     *metrics.Config
 }
 
@@ -246,15 +247,23 @@ func (r *run) phaseSpecs() ([]*phaseSpec, error) {
 	return append(specs, p), nil
 }
 
+// nextConversation returns the index of the conversation the next request
+// sends.
+func (r *run) nextConversation() int {
+	r.sampleMu.Lock()
+	defer r.sampleMu.Unlock()
+	return r.sampler.Next()
+}
+
 // workerID names a concurrent sender slot as AIPerf names workers.
 func workerID(slot int) string { return fmt.Sprintf("worker_%08x", uint32(slot)*0x9E3779B1) }
 
 // newRecord builds the record of one credit.
-func (r *run) newRecord(spec *phaseSpec, c credit, slot, conv int) *record.Record {
+func (r *run) newRecord(spec *phaseSpec, num int, c credit, slot, conv int) *record.Record {
 	turn := &r.convs[conv].Turns[0]
 	return &record.Record{
-		RequestNum:            r.requests + c.num,
-		SessionNum:            r.requests + c.num,
+		RequestNum:            num,
+		SessionNum:            num,
 		ConversationID:        r.convs[conv].SessionID,
 		XRequestID:            uuid.NewString(),
 		XCorrelationID:        uuid.NewString(),

@@ -30,20 +30,19 @@ type credit struct {
 
 // issuer hands out credits under one lock so that sequence numbers and
 // intended times are assigned together, and enforces the stop conditions.
+// The phase starts at its first credit: that is when its duration begins
+// and onStart runs.
 type issuer struct {
 	mu       sync.Mutex
 	spec     *phaseSpec
 	clock    *record.Clock
+	onStart  func()
 	sent     int
 	deadline int64 // monotonic ns; 0: none
 }
 
-func newIssuer(spec *phaseSpec, clock *record.Clock) *issuer {
-	is := &issuer{spec: spec, clock: clock}
-	if spec.duration > 0 {
-		is.deadline = clock.Now() + int64(spec.duration)
-	}
-	return is
+func newIssuer(spec *phaseSpec, clock *record.Clock, onStart func()) *issuer {
+	return &issuer{spec: spec, clock: clock, onStart: onStart}
 }
 
 // take returns the next credit with the given intended time (now when 0),
@@ -54,6 +53,14 @@ func (is *issuer) take(intended int64) (credit, bool) {
 	now := is.clock.Now()
 	if is.spec.count > 0 && is.sent >= is.spec.count {
 		return credit{}, false
+	}
+	if is.sent == 0 {
+		if is.spec.duration > 0 {
+			is.deadline = now + int64(is.spec.duration)
+		}
+		if is.onStart != nil {
+			is.onStart()
+		}
 	}
 	if is.deadline > 0 && now >= is.deadline {
 		return credit{}, false
@@ -103,20 +110,35 @@ func (s *slots) put(id int) {
 // it completes.
 type dispatchFunc func(ctx context.Context, c credit, slot int)
 
-// runClosedLoop runs spec.concurrency workers that each send back to back
-// until the issuer stops them. It returns when every worker has finished.
-func runClosedLoop(ctx context.Context, is *issuer, workers int, dispatch dispatchFunc) {
+// phaseRun is a phase in progress: its credits, its context (cancelled when
+// its grace period ends) and how its requests are sent.
+type phaseRun struct {
+	spec     *phaseSpec
+	is       *issuer
+	ctx      context.Context
+	dispatch dispatchFunc
+}
+
+// runClosedLoop runs workers that each send back to back. A worker moves on
+// to the next phase as soon as the current one has no credits left, without
+// waiting for the others: warmup hands over to profiling in steady state
+// instead of draining and restarting every worker at once (a burst that
+// would distort the first profiling requests). It returns when every worker
+// has finished.
+func runClosedLoop(workers int, phases []*phaseRun) {
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(slot int) {
 			defer wg.Done()
-			for ctx.Err() == nil {
-				c, ok := is.take(0)
-				if !ok {
-					return
+			for _, ph := range phases {
+				for ph.ctx.Err() == nil {
+					c, ok := ph.is.take(0)
+					if !ok {
+						break
+					}
+					ph.dispatch(ph.ctx, c, slot)
 				}
-				dispatch(ctx, c, slot)
 			}
 		}(w)
 	}

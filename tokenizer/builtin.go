@@ -2,6 +2,8 @@ package tokenizer
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	tiktoken "github.com/tiktoken-go/tokenizer"
@@ -10,6 +12,18 @@ import (
 // BuiltinName is the Name of the builtin tokenizer and the value of
 // --tokenizer that selects it.
 const BuiltinName = "builtin"
+
+// o200kSpecial are o200k_base's special tokens. Their text in the input
+// encodes to their ids, as AIPerf's builtin tokenizer does
+// (tiktoken encode with allowed_special="all") and as HF tokenizers treat
+// their own special-token text.
+var o200kSpecial = []struct {
+	text string
+	id   int
+}{
+	{"<|endoftext|>", 199999},
+	{"<|endofprompt|>", 200018},
+}
 
 // o200kMergeable is the number of ordinary (mergeable) tokens in o200k_base:
 // ids 0..199997. The special tokens <|endoftext|> (199999) and
@@ -25,10 +39,12 @@ var (
 // Builtin returns the offline tokenizer: tiktoken's o200k_base encoding, as
 // AIPerf's --tokenizer builtin. Its Name is "builtin". The first call builds
 // the codec (about 25 ms); every call returns the same process-wide instance,
-// which is safe for concurrent use. Encode treats special-token text such as
-// "<|endoftext|>" as ordinary text and never adds special tokens; Decode skips
-// special and unknown ids and replaces invalid UTF-8 (a window that cuts a
-// multi-byte character) with U+FFFD, as tiktoken's decode does.
+// which is safe for concurrent use. Encode adds no special token of its own,
+// but special-token text in the input ("<|endoftext|>", "<|endofprompt|>")
+// becomes that token's id, as in AIPerf (allowed_special="all"); Decode skips
+// special and unknown ids, so such text does not round-trip, and replaces
+// invalid UTF-8 (a window that cuts a multi-byte character) with U+FFFD, as
+// tiktoken's decode does.
 func Builtin() (Tokenizer, error) {
 	builtinOnce.Do(func() {
 		codec, err := tiktoken.Get(tiktoken.O200kBase)
@@ -58,14 +74,48 @@ var _ Tokenizer = (*builtin)(nil)
 func (b *builtin) Name() string { return BuiltinName }
 
 func (b *builtin) Encode(text string) []int {
-	// tokenize only fails in ErrorModeStrict or on a regexp timeout, neither
-	// of which this codec has; a failure would surface as a short count.
-	ids, _, _ := b.codec.Encode(text)
-	out := make([]int, len(ids))
-	for i, id := range ids {
-		out[i] = int(id)
+	var out []int
+	b.segments(text, func(seg string, special int) {
+		if special >= 0 {
+			out = append(out, special)
+			return
+		}
+		// tokenize only fails in ErrorModeStrict or on a regexp timeout,
+		// neither of which this codec has.
+		ids, _, _ := b.codec.Encode(seg)
+		out = slices.Grow(out, len(ids))
+		for _, id := range ids {
+			out = append(out, int(id))
+		}
+	})
+	if out == nil {
+		out = []int{}
 	}
 	return out
+}
+
+// segments calls yield for each ordinary stretch of text (special -1) and
+// each special token (its id), in order.
+func (b *builtin) segments(text string, yield func(seg string, special int)) {
+	for text != "" {
+		at, idx := -1, 0
+		if strings.Contains(text, "<|") {
+			for i, sp := range o200kSpecial {
+				if j := strings.Index(text, sp.text); j >= 0 && (at < 0 || j < at) {
+					at, idx = j, i
+				}
+			}
+		}
+		if at < 0 {
+			yield(text, -1)
+			return
+		}
+		if at > 0 {
+			yield(text[:at], -1)
+		}
+		yield("", o200kSpecial[idx].id)
+		text = text[at+len(o200kSpecial[idx].text):]
+	}
 }
 
 func (b *builtin) Decode(ids []int) string {
@@ -82,6 +132,14 @@ func (b *builtin) Decode(ids []int) string {
 }
 
 func (b *builtin) Count(text string) int {
-	n, _ := b.codec.Count(text)
-	return n
+	total := 0
+	b.segments(text, func(seg string, special int) {
+		if special >= 0 {
+			total++
+			return
+		}
+		n, _ := b.codec.Count(seg)
+		total += n
+	})
+	return total
 }

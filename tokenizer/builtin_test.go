@@ -21,14 +21,26 @@ var o200kCases = []struct {
 	{" the quick brown fox jumps over the lazy dog",
 		[]int{290, 4853, 19705, 68347, 65613, 1072, 290, 29082, 6446}},
 	{"supercalifragilistic", []int{17789, 5842, 366, 17764, 311, 6207}},
-	// Special-token text is ordinary text: no special token is produced.
-	{"<|endoftext|>", []int{27, 91, 419, 1440, 919, 91, 29}},
+	// With allowed_special="all", as AIPerf's builtin tokenizer encodes.
+	{"<|endoftext|>", []int{199999}},
+	{"hello<|endoftext|> world", []int{24912, 199999, 2375}},
+	{"a<|endofprompt|><|endoftext|>b", []int{64, 200018, 199999, 65}},
+	{"<|endoftext", []int{27, 91, 419, 1440, 919}},
+	{"x <|endoftext|>\n", []int{87, 220, 199999, 198}},
 	{"", []int{}},
 	{"  ", []int{256}},
 	{"日本語のテキスト", []int{9048, 40909, 3385, 16056, 18368, 38236}},
 	{"1234567", []int{7633, 19354, 22}},
 	{"🦙 llama", []int{4103, 99, 247, 69693}},
 	{"naïve café", []int{1503, 9954, 737, 30469}},
+}
+
+// withoutSpecial is text as Decode gives it back: special tokens skipped.
+func withoutSpecial(text string) string {
+	for _, sp := range o200kSpecial {
+		text = strings.ReplaceAll(text, sp.text, "")
+	}
+	return text
 }
 
 func builtinForTest(t testing.TB) Tokenizer {
@@ -54,8 +66,8 @@ func TestBuiltinEncodeKnownIDs(t *testing.T) {
 			if n := tok.Count(tc.text); n != len(tc.ids) {
 				t.Errorf("Count(%q) = %d, want %d", tc.text, n, len(tc.ids))
 			}
-			if back := tok.Decode(tc.ids); back != tc.text {
-				t.Errorf("Decode(%v) = %q, want %q", tc.ids, back, tc.text)
+			if back, want := tok.Decode(tc.ids), withoutSpecial(tc.text); back != want {
+				t.Errorf("Decode(%v) = %q, want %q", tc.ids, back, want)
 			}
 		})
 	}
@@ -109,7 +121,7 @@ func TestBuiltinRoundTrip(t *testing.T) {
 		"tabs\tand\nnewlines\r\n",
 		"mixed ünïcödé, 中文, and emoji 🎉🎉",
 		strings.Repeat("abc ", 500),
-		"<|endoftext|><|endofprompt|>",
+		"<|endoftext",
 	}
 	for _, text := range texts {
 		ids := tok.Encode(text)
@@ -148,7 +160,7 @@ func TestBuiltinConcurrent(t *testing.T) {
 				if got := tok.Encode(tc.text); !slices.Equal(got, tc.ids) {
 					errs <- "encode " + tc.text
 				}
-				if got := tok.Decode(tc.ids); got != tc.text {
+				if got := tok.Decode(tc.ids); got != withoutSpecial(tc.text) {
 					errs <- "decode " + tc.text
 				}
 				if got := tok.Count(tc.text); got != len(tc.ids) {

@@ -1,12 +1,96 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"io"
+	"net"
+	"strconv"
+	"time"
 
+	"github.com/aiperf-go/aiperf/mockserver"
 	"github.com/peterbourgon/ff/v4"
 )
 
-// newMockServerCommand is a placeholder; the mock-server helper replaces it.
+// mockServerFlags are the mock-server subcommand's settings; latencies are
+// in milliseconds on the command line.
+type mockServerFlags struct {
+	host             string
+	port             int
+	ttft, ttftStddev float64
+	itl, itlStddev   float64
+	stallDuration    float64
+	cfg              mockserver.Config
+	stdout           io.Writer
+}
+
+// newMockServerCommand returns the "mock-server" subcommand: an
+// OpenAI-compatible server with scripted latency for demos and tests. It
+// prints "mock server listening on http://ADDR" once listening and serves
+// until ctx is cancelled.
 func newMockServerCommand(stdout, stderr io.Writer) *ff.Command {
-	return &ff.Command{Name: "mock-server", Flags: ff.NewFlagSet("mock-server")}
+	f := &mockServerFlags{stdout: stdout}
+	fs := ff.NewFlagSet("mock-server")
+	fs.StringVar(&f.host, 0, "host", "127.0.0.1", "address to listen on")
+	fs.IntVar(&f.port, 0, "port", 8000, "port to listen on (0 picks a free one)")
+	fs.Float64Var(&f.ttft, 0, "ttft", 20, "mean time to first token (ms)")
+	fs.Float64Var(&f.ttftStddev, 0, "ttft-stddev", 0, "standard deviation of TTFT (ms; normal, clamped at 0)")
+	fs.Float64Var(&f.itl, 0, "itl", 5, "mean inter-token latency (ms)")
+	fs.Float64Var(&f.itlStddev, 0, "itl-stddev", 0, "standard deviation of ITL (ms; normal, clamped at 0)")
+	fs.IntVar(&f.cfg.TokensPerChunk, 0, "tokens-per-chunk", mockserver.DefaultTokensPerChunk, "tokens per streamed chunk")
+	fs.IntVar(&f.cfg.OutputTokens, 0, "output-tokens", mockserver.DefaultOutputTokens, "content tokens when the request sets no max_tokens/max_completion_tokens")
+	fs.IntVar(&f.cfg.EOSTokens, 0, "eos-tokens", 0, "stop after this many content tokens unless the request sets ignore_eos (0: never)")
+	fs.IntVar(&f.cfg.ReasoningTokens, 0, "reasoning-tokens", 0, "reasoning_content tokens sent before the content (chat)")
+	fs.BoolVar(&f.cfg.NoUsage, 0, "no-usage", "never send usage")
+	fs.BoolVar(&f.cfg.NoRoleChunk, 0, "no-role-chunk", "omit the role-only first chat chunk")
+	fs.BoolVar(&f.cfg.EstimatePromptTokens, 0, "estimate-prompt-tokens", "report prompt_tokens as bytes/4 instead of the o200k_base count")
+	fs.IntVar(&f.cfg.EmbeddingDims, 0, "embedding-dims", mockserver.DefaultEmbeddingDims, "embedding length when the request sets no dimensions")
+	fs.Float64Var(&f.cfg.ErrorRate, 0, "error-rate", 0, "fraction of requests answered with --error-status, in [0,1]")
+	fs.IntVar(&f.cfg.ErrorStatus, 0, "error-status", mockserver.DefaultErrorStatus, "HTTP status of injected errors")
+	fs.Float64Var(&f.cfg.ResetRate, 0, "reset-rate", 0, "fraction of requests whose connection is reset mid-response, in [0,1]")
+	fs.Float64Var(&f.cfg.StallRate, 0, "stall-rate", 0, "fraction of requests that stall for --stall-duration, in [0,1]")
+	fs.Float64Var(&f.stallDuration, 0, "stall-duration", float64(mockserver.DefaultStallDuration/time.Millisecond), "length of an injected stall (ms)")
+	fs.Float64Var(&f.cfg.MalformedRate, 0, "malformed-rate", 0, "fraction of requests that get one malformed event, in [0,1]")
+	fs.Uint64Var(&f.cfg.Seed, 0, "seed", 0, "seed for latency and fault randomness")
+	fs.BoolVar(&f.cfg.RecordTimelines, 0, "record-timelines", "keep per-request event times, served at GET /debug/timeline/{x-request-id}")
+	return &ff.Command{
+		Name:      "mock-server",
+		Usage:     "aiperf mock-server [flags]",
+		ShortHelp: "serve an OpenAI-compatible mock of an inference server",
+		LongHelp: "Serves /v1/chat/completions, /v1/completions, /v1/embeddings, /v1/models, /health and /metrics " +
+			"with scripted latency, exact o200k_base token counts and optional fault injection, until interrupted.",
+		Flags: fs,
+		Exec:  f.exec,
+	}
+}
+
+// ms converts milliseconds to a duration.
+func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+
+// exec serves until ctx is done.
+func (f *mockServerFlags) exec(ctx context.Context, args []string) error {
+	if len(args) > 0 {
+		return &usageError{fmt.Errorf("mock-server takes no arguments, got %q", args)}
+	}
+	cfg := f.cfg
+	cfg.Addr = net.JoinHostPort(f.host, strconv.Itoa(f.port))
+	cfg.TTFT, cfg.TTFTStddev = ms(f.ttft), ms(f.ttftStddev)
+	cfg.ITL, cfg.ITLStddev = ms(f.itl), ms(f.itlStddev)
+	cfg.StallDuration = ms(f.stallDuration)
+	if f.stallDuration == 0 {
+		cfg.StallDuration = time.Nanosecond // an explicit 0 would mean the default
+	}
+	srv, err := mockserver.New(cfg)
+	if err != nil {
+		return &usageError{err}
+	}
+	if err := srv.Start(ctx); err != nil {
+		return fmt.Errorf("mock server: %w", err)
+	}
+	fmt.Fprintf(f.stdout, "mock server listening on %s\n", srv.URL())
+	<-ctx.Done()
+	if err := srv.Close(); err != nil {
+		return fmt.Errorf("mock server: %w", err)
+	}
+	return nil
 }

@@ -1,0 +1,133 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/aiperf-go/aiperf/mockserver"
+)
+
+// startMock starts a mock server on a free loopback port for the test.
+func startMock(t *testing.T, cfg mockserver.Config) *mockserver.Server {
+	t.Helper()
+	cfg.Addr = "127.0.0.1:0"
+	srv, err := mockserver.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// testConfig is a small valid configuration against url, writing to a
+// temporary directory.
+func testConfig(t *testing.T, url string) *Config {
+	cfg := Defaults()
+	cfg.Models = []string{"mock-model"}
+	cfg.URL = url
+	cfg.UIType = "none"
+	cfg.ArtifactDir = t.TempDir()
+	cfg.ArtifactDirSet = true
+	cfg.RandomSeed, cfg.RandomSeedSet = 42, true
+	cfg.ISLMean = 32
+	cfg.NumDatasetEntries = 10
+	cfg.RequestTimeout = 30 * time.Second
+	return &cfg
+}
+
+// runOK runs cfg and fails the test on error.
+func runOK(t *testing.T, cfg *Config) *Result {
+	t.Helper()
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), cfg, Options{Version: "test"})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return res
+}
+
+// jsonRecord is the part of a profile_export.jsonl line the tests read.
+type jsonRecord struct {
+	Metadata struct {
+		XRequestID     string `json:"x_request_id"`
+		RequestStartNS int64  `json:"request_start_ns"`
+		CreditIssuedNS int64  `json:"credit_issued_ns"`
+		Phase          string `json:"benchmark_phase"`
+		WorkerID       string `json:"worker_id"`
+	} `json:"metadata"`
+	Metrics map[string]struct {
+		Value json.RawMessage `json:"value"`
+		Unit  string          `json:"unit"`
+	} `json:"metrics"`
+	Error *struct {
+		Code    *int   `json:"code"`
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// num returns a scalar metric of the record, and whether it is present.
+func (r *jsonRecord) num(tag string) (float64, bool) {
+	m, ok := r.Metrics[tag]
+	if !ok {
+		return 0, false
+	}
+	var f float64
+	if err := json.Unmarshal(m.Value, &f); err != nil {
+		return 0, false
+	}
+	return f, true
+}
+
+// list returns a list metric of the record.
+func (r *jsonRecord) list(tag string) []float64 {
+	var l []float64
+	if m, ok := r.Metrics[tag]; ok {
+		_ = json.Unmarshal(m.Value, &l)
+	}
+	return l
+}
+
+// readRecords reads profile_export.jsonl from dir.
+func readRecords(t *testing.T, dir string) []jsonRecord {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "profile_export.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []jsonRecord
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var r jsonRecord
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("bad jsonl line: %v\n%s", err, sc.Text())
+		}
+		out = append(out, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// ms converts a duration to float milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// newTestLogger logs everything, at trace level, into w.
+func newTestLogger(w *bytes.Buffer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug - 4}))
+}

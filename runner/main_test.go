@@ -1,0 +1,88 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aiperf-go/aiperf/mockserver"
+)
+
+// mockEnv, when set, makes the test binary serve as a mock server in its own
+// process (configured by the JSON of a mockserver.Config) until its stdin
+// closes. Timing tests use it so that the server does not share the client's
+// Go scheduler, as a real inference server does not.
+const mockEnv = "AIPERF_TEST_MOCK_CONFIG"
+
+func TestMain(m *testing.M) {
+	if js := os.Getenv(mockEnv); js != "" {
+		os.Exit(serveMockProcess(js))
+	}
+	os.Exit(m.Run())
+}
+
+func serveMockProcess(js string) int {
+	var cfg mockserver.Config
+	if err := json.Unmarshal([]byte(js), &cfg); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	cfg.Addr = "127.0.0.1:0"
+	srv, err := mockserver.New(cfg)
+	if err == nil {
+		err = srv.Start(context.Background())
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println(srv.URL())
+	_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // parent closes stdin to stop us
+	_ = srv.Close()
+	return 0
+}
+
+// startMockProcess runs a mock server in a child process and returns its URL.
+func startMockProcess(t *testing.T, cfg mockserver.Config) string {
+	t.Helper()
+	js, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), mockEnv+"="+string(js))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("mock process: %v", err)
+	}
+	return strings.TrimSpace(line)
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Runs the performance benchmarks of BENCHMARKS.md against the built-in mock
+# server (a separate process on the same machine) and prints one line per
+# measurement. Usage: scripts/bench/run.sh [name...]; names: events rps ttft
+# lateness rss. Every run is bounded in count and time and targets 127.0.0.1.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BIN=${BIN:-./bin/aiperf}
+PORT=${PORT:-18181}
+OUT=$(mktemp -d)
+MOCK=""
+trap 'stop_mock; rm -rf "$OUT"' EXIT
+
+stop_mock() { if [ -n "$MOCK" ]; then kill "$MOCK" 2>/dev/null || true; wait "$MOCK" 2>/dev/null || true; MOCK=""; fi; }
+start_mock() {
+  stop_mock
+  "$BIN" mock-server --port "$PORT" "$@" >"$OUT/mock.log" 2>&1 &
+  MOCK=$!
+  for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return; sleep 0.05; done
+  echo "mock server did not start" >&2; cat "$OUT/mock.log" >&2; exit 1
+}
+# profile NAME ARGS...: one benchmark run into $OUT/NAME.
+profile() {
+  local name=$1; shift
+  "$BIN" profile --model mock-model --url "http://127.0.0.1:$PORT" --ui-type none \
+    --random-seed 1 --artifact-dir "$OUT/$name" "$@" >"$OUT/$name.console" 2>"$OUT/$name.err" \
+    || { echo "$name failed:" >&2; tail -20 "$OUT/$name.err" >&2; exit 1; }
+}
+# stat NAME EXPR: evaluates EXPR over the summary JSON (as d) and the
+# "run finished" log fields (as log).
+stat() {
+  python3 - "$OUT/$1" "$2" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1] + "/profile_export_aiperf.json"))
+log = {}
+for line in open(sys.argv[1] + "/logs/aiperf.log"):
+    if 'msg="run finished"' in line:
+        log = dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line))
+        log = {k: v.strip('"') for k, v in log.items()}
+print(eval(sys.argv[2]))
+PY
+}
+
+want=${*:-events rps ttft lateness rss}
+echo "# aiperf-go benchmarks: $(nproc) cores, $(uname -srm), $("$BIN" version)"
+for b in $want; do
+  case $b in
+  events) # Sustained SSE events/s: one token per event, no server delays.
+    start_mock --ttft 0 --itl 0 --output-tokens 500 --no-role-chunk
+    profile events --streaming --concurrency 64 --request-count 3000 --osl 500 --isl 16 --warmup-request-count 64
+    echo "sse_events_per_sec $(stat events "round(d['output_token_throughput']['avg'])")  cpu_user_s=$(stat events "log['cpu_user']")" ;;
+  rps) # Non-streaming requests/s.
+    start_mock --ttft 0 --itl 0 --output-tokens 1
+    profile rps --concurrency 64 --request-count 60000 --isl 16 --osl 1 --warmup-request-count 500
+    echo "requests_per_sec $(stat rps "round(d['request_throughput']['avg'])")  errors=$(stat rps "len(d['error_summary'])")" ;;
+  ttft) # Client-side TTFT overhead at 256 concurrent streams vs the scripted 50 ms.
+    start_mock --ttft 50 --itl 5 --output-tokens 20
+    profile ttft --streaming --concurrency 256 --request-count 5120 --isl 64 --osl 20 --warmup-request-count 256
+    echo "ttft_overhead_ms p50 $(stat ttft "round(d['time_to_first_token']['p50']-50, 3)") p99 $(stat ttft "round(d['time_to_first_token']['p99']-50, 3)") max $(stat ttft "round(d['time_to_first_token']['max']-50, 3)")" ;;
+  lateness) # Open-loop schedule lateness at 2,000 req/s.
+    start_mock --ttft 5 --itl 1 --output-tokens 4
+    profile lateness --request-rate 2000 --arrival-pattern constant --request-count 20000 --isl 16 --osl 4
+    echo "lateness_ms_at_2000rps p50 $(stat lateness "log['lateness_p50_ms']") p99 $(stat lateness "log['lateness_p99_ms']") max $(stat lateness "log['lateness_max_ms']") achieved_rps $(stat lateness "round(d['request_throughput']['avg'])")" ;;
+  rss) # Peak RSS of the runner at 1,000 concurrent streams.
+    start_mock --ttft 500 --itl 50 --output-tokens 40
+    profile rss --streaming --concurrency 1000 --request-count 3000 --isl 550 --osl 40
+    echo "max_rss_mb_at_1000_streams $(stat rss "log['max_rss_mb']")  requests=$(stat rss "int(d['request_count']['avg'])")" ;;
+  *) echo "unknown benchmark $b" >&2; exit 2 ;;
+  esac
+done
