@@ -8,7 +8,7 @@ CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/aiperf-go
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(CACHE)/bin/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: all build demo test unit race lint bench clean
+.PHONY: all build demo test unit race timing lint bench clean
 
 all: build
 
@@ -18,13 +18,16 @@ build: ## build bin/aiperf (static, no cgo)
 demo: build ## start the mock server, run a real benchmark, show the results
 	./scripts/demo.sh
 
-test: lint race ## every test: vet, staticcheck, gofmt, go test -race
+test: lint race timing ## every test: vet, staticcheck, gofmt, go test -race, timing
 
 unit: ## fast unit tests (no race detector)
 	$(GO) test ./...
 
 race:
 	$(GO) test -race -timeout 15m ./...
+
+timing: ## timing-accuracy tests, which the race detector's overhead would distort
+	$(GO) test -count=1 -run 'Timing' ./...
 
 $(STATICCHECK):
 	@mkdir -p $(CACHE)/bin

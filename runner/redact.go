@@ -89,15 +89,18 @@ func RedactArgs(args []string) []string {
 	return out
 }
 
-// ShellQuote renders the command line as AIPerf prints it: flag names bare,
-// values in single quotes.
+// number matches a plain decimal number, which AIPerf prints unquoted.
+var number = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
+
+// ShellQuote renders the command line as AIPerf prints it: flag names and
+// numbers bare, other values in single quotes.
 func ShellQuote(args []string) string {
 	var b strings.Builder
 	for i, a := range args {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		if strings.HasPrefix(a, "-") || a == "aiperf" || a == "profile" {
+		if number.MatchString(a) || strings.HasPrefix(a, "-") || a == "aiperf" || a == "profile" {
 			b.WriteString(a)
 			continue
 		}

@@ -2,8 +2,8 @@ package runner
 
 import (
 	"context"
+	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/aiperf-go/aiperf/record"
@@ -71,13 +71,6 @@ func (is *issuer) take(intended int64) (credit, bool) {
 	c := credit{num: is.sent, intended: intended}
 	is.sent++
 	return c, true
-}
-
-// issued returns the number of credits handed out.
-func (is *issuer) issued() int {
-	is.mu.Lock()
-	defer is.mu.Unlock()
-	return is.sent
 }
 
 // slots hands out small integers identifying concurrent senders ("workers"),
@@ -164,35 +157,27 @@ func (l *lateness) add(ns int64) {
 // It returns when every request it started has finished.
 func runOpenLoop(ctx context.Context, is *issuer, spec *phaseSpec, clock *record.Clock, late *lateness, dispatch dispatchFunc) {
 	var (
-		wg    sync.WaitGroup
-		sem   chan struct{}
-		ids   slots
-		timer = time.NewTimer(time.Hour)
+		wg  sync.WaitGroup
+		sem chan struct{}
+		ids slots
 	)
-	defer timer.Stop()
 	if spec.concurrency > 0 {
 		sem = make(chan struct{}, spec.concurrency)
 	}
+	// The pacer sleeps in the kernel on its own thread; see preciseSleepUntil.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	next := clock.Now()
 	for ctx.Err() == nil {
-		if wait := time.Duration(next - clock.Now()); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-ctx.Done():
-			case <-timer.C:
-			}
-			if ctx.Err() != nil {
-				break
-			}
-		}
+		preciseSleepUntil(ctx, clock, next)
 		if sem != nil {
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
 			}
-			if ctx.Err() != nil {
-				break
-			}
+		}
+		if ctx.Err() != nil {
+			break
 		}
 		c, ok := is.take(next)
 		if !ok {
@@ -217,5 +202,12 @@ func runOpenLoop(ctx context.Context, is *issuer, spec *phaseSpec, clock *record
 	wg.Wait()
 }
 
-// inflight counts requests in progress, for the progress display.
-type inflight struct{ n atomic.Int64 }
+// coarseSleep waits d with a Go timer, or until ctx is done.
+func coarseSleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

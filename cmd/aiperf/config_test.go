@@ -76,7 +76,7 @@ func TestAliasesAndLists(t *testing.T) {
 	if cfg.LogLevel != "DEBUG" {
 		t.Fatalf("-v: log level %s", cfg.LogLevel)
 	}
-	if want := "aiperf --model-names 'a,b' -m 'c' --num-requests '12' --prompt-input-tokens-mean '64' --request-rate-mode 'constant' --request-rate '2' -H 'X-A:1' --header 'Authorization:<redacted>' --benchmark-duration '1.5' --benchmark-grace-period 'inf' -v"; cfg.CLICommand != want {
+	if want := "aiperf --model-names 'a,b' -m 'c' --num-requests 12 --prompt-input-tokens-mean 64 --request-rate-mode 'constant' --request-rate 2 -H 'X-A:1' --header 'Authorization:<redacted>' --benchmark-duration 1.5 --benchmark-grace-period 'inf' -v"; cfg.CLICommand != want {
 		t.Fatalf("cli command\n got %s\nwant %s", cfg.CLICommand, want)
 	}
 }
