@@ -2,8 +2,9 @@ package endpoint
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+
+	"github.com/valyala/fastjson"
 
 	"github.com/aiperf-go/aiperf/record"
 )
@@ -23,49 +24,10 @@ func (e *ServerError) Error() string {
 	return "endpoint: server error: " + e.Type + ": " + e.Message
 }
 
-// wire is the union of the response shapes Parse reads; every other field is
-// skipped by the decoder.
-type wire struct {
-	Object  string       `json:"object"`
-	Choices []wireChoice `json:"choices"`
-	Usage   *wireUsage   `json:"usage"`
-	Data    []wireDatum  `json:"data"`
-	// Error, Type and Message are read only for the two server error
-	// shapes, so they are kept raw: a foreign field of that name in a normal
-	// response must not fail the decode.
-	Error   json.RawMessage `json:"error"`
-	Type    json.RawMessage `json:"type"`
-	Message json.RawMessage `json:"message"`
-}
-
-type wireChoice struct {
-	Delta   *wireMessage `json:"delta"`
-	Message *wireMessage `json:"message"`
-	Text    string       `json:"text"`
-}
-
-// wireMessage is a chat message or delta; a null field decodes as "".
-type wireMessage struct {
-	Content          string `json:"content"`
-	ReasoningContent string `json:"reasoning_content"`
-	Reasoning        string `json:"reasoning"`
-}
-
-type wireUsage struct {
-	PromptTokens            *int64 `json:"prompt_tokens"`
-	CompletionTokens        *int64 `json:"completion_tokens"`
-	TotalTokens             *int64 `json:"total_tokens"`
-	CompletionTokensDetails *struct {
-		ReasoningTokens *int64 `json:"reasoning_tokens"`
-	} `json:"completion_tokens_details"`
-	PromptTokensDetails *struct {
-		CachedTokens *int64 `json:"cached_tokens"`
-	} `json:"prompt_tokens_details"`
-}
-
-type wireDatum struct {
-	Object string `json:"object"`
-}
+// parsers reuses fastjson parsers: Parse runs for every SSE event, on the
+// goroutine that stamps the next one, so it must not allocate a tree per
+// event (encoding/json cost half the client's CPU when streaming).
+var parsers fastjson.ParserPool
 
 // Parse parses one SSE data payload (streaming) or a whole response body
 // (non-streaming). It leaves resp.PerfNS zero: the caller stamps it.
@@ -76,112 +38,207 @@ type wireDatum struct {
 // with no content. Malformed JSON, or JSON of the wrong shape, gives an
 // error; an error object from the server gives a *ServerError. A missing
 // "object" is inferred from the shape (choices[0].delta is a chunk,
-// choices[0].message a completion).
+// choices[0].message a completion). Parse is safe for concurrent use.
 func (e *Endpoint) Parse(data []byte) (resp record.Response, ok bool, err error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || string(data) == "[DONE]" {
 		return resp, false, nil
 	}
-	var w wire
-	if err := json.Unmarshal(data, &w); err != nil {
+	p := parsers.Get()
+	defer parsers.Put(p)
+	v, err := p.ParseBytes(data)
+	if err != nil {
 		return resp, false, fmt.Errorf("endpoint: parse response: %w", err)
 	}
-	if w.Object == "error" || (len(w.Error) > 0 && string(w.Error) != "null") {
-		return resp, false, w.serverError()
+	if v.Type() != fastjson.TypeObject {
+		return resp, false, fmt.Errorf("endpoint: parse response: %s is not an object", v.Type())
+	}
+	object, err := str(v, "object")
+	if err != nil {
+		return resp, false, err
+	}
+	if ev := v.Get("error"); object == "error" || (ev != nil && ev.Type() != fastjson.TypeNull) {
+		return resp, false, serverError(v)
+	}
+	choices, err := array(v, "choices")
+	if err != nil {
+		return resp, false, err
 	}
 	switch e.Name {
 	case "chat":
-		var m *wireMessage
-		if len(w.Choices) > 0 {
-			c := &w.Choices[0]
-			switch w.Object {
+		var m *fastjson.Value
+		if len(choices) > 0 {
+			c := choices[0]
+			switch object {
 			case "chat.completion.chunk":
-				m = c.Delta
+				m = present(c.Get("delta"))
 			case "chat.completion":
-				m = c.Message
+				m = present(c.Get("message"))
 			case "":
-				m = c.Delta
-				if m == nil {
-					m = c.Message
+				if m = present(c.Get("delta")); m == nil {
+					m = present(c.Get("message"))
 				}
 			default:
 				return resp, false, nil
 			}
-		} else if w.Object != "" && w.Object != "chat.completion.chunk" && w.Object != "chat.completion" {
+		} else if object != "" && object != "chat.completion.chunk" && object != "chat.completion" {
 			return resp, false, nil
 		}
 		if m != nil {
-			resp.Text = m.Content
-			resp.Reasoning = m.ReasoningContent
+			if resp.Text, err = str(m, "content"); err != nil {
+				return resp, false, err
+			}
+			if resp.Reasoning, err = str(m, "reasoning_content"); err != nil {
+				return resp, false, err
+			}
 			if resp.Reasoning == "" {
-				resp.Reasoning = m.Reasoning
+				if resp.Reasoning, err = str(m, "reasoning"); err != nil {
+					return resp, false, err
+				}
 			}
 		}
 	case "completions":
-		if w.Object != "" && w.Object != "text_completion" {
+		if object != "" && object != "text_completion" {
 			return resp, false, nil
 		}
-		if len(w.Choices) > 0 {
-			resp.Text = w.Choices[0].Text
+		if len(choices) > 0 {
+			if resp.Text, err = str(choices[0], "text"); err != nil {
+				return resp, false, err
+			}
 		}
 	case "embeddings":
-		if w.Object != "" && w.Object != "list" {
+		if object != "" && object != "list" {
 			return resp, false, nil
 		}
-		for _, d := range w.Data {
-			if d.Object == "embedding" || d.Object == "" {
+		data, err := array(v, "data")
+		if err != nil {
+			return resp, false, err
+		}
+		for _, d := range data {
+			o, err := str(d, "object")
+			if err != nil {
+				return resp, false, err
+			}
+			if o == "embedding" || o == "" {
 				resp.Embeddings++
 			}
 		}
 	default:
 		return resp, false, fmt.Errorf("endpoint: no parser for type %q", e.Name)
 	}
-	resp.Usage = w.Usage.record()
+	if resp.Usage, err = usage(present(v.Get("usage"))); err != nil {
+		return resp, false, err
+	}
 	ok = resp.HasContent() || resp.Usage != nil
 	return resp, ok, nil
 }
 
-// record converts the wire usage, returning nil when it is absent or has no
-// known field.
-func (u *wireUsage) record() *record.Usage {
-	if u == nil {
+// present returns v, or nil when v is absent or JSON null.
+func present(v *fastjson.Value) *fastjson.Value {
+	if v == nil || v.Type() == fastjson.TypeNull {
 		return nil
 	}
-	r := record.Usage{
-		PromptTokens:     u.PromptTokens,
-		CompletionTokens: u.CompletionTokens,
-		TotalTokens:      u.TotalTokens,
-	}
-	if d := u.CompletionTokensDetails; d != nil {
-		r.ReasoningTokens = d.ReasoningTokens
-	}
-	if d := u.PromptTokensDetails; d != nil {
-		r.CachedTokens = d.CachedTokens
-	}
-	if r == (record.Usage{}) {
-		return nil
-	}
-	return &r
+	return v
 }
 
-// serverError extracts type and message from either error shape; an error
-// field may be an object or a plain string. Fields of other types are
-// ignored.
-func (w *wire) serverError() *ServerError {
-	se := &ServerError{}
-	_ = json.Unmarshal(w.Type, &se.Type)
-	_ = json.Unmarshal(w.Message, &se.Message)
-	var obj struct {
-		Message json.RawMessage `json:"message"`
-		Type    json.RawMessage `json:"type"`
+// str returns the string field key of v: "" when absent or null, an error
+// when it is another type.
+func str(v *fastjson.Value, key string) (string, error) {
+	f := present(v.Get(key))
+	if f == nil {
+		return "", nil
 	}
-	var str string
-	switch {
-	case json.Unmarshal(w.Error, &str) == nil:
-		se.Message = str
-	case json.Unmarshal(w.Error, &obj) == nil:
-		_ = json.Unmarshal(obj.Type, &se.Type)
-		_ = json.Unmarshal(obj.Message, &se.Message)
+	b, err := f.StringBytes()
+	if err != nil {
+		return "", fmt.Errorf("endpoint: parse response: field %q: %w", key, err)
+	}
+	return string(b), nil
+}
+
+// array returns the array field key of v: nil when absent or null, an error
+// when it is another type.
+func array(v *fastjson.Value, key string) ([]*fastjson.Value, error) {
+	f := present(v.Get(key))
+	if f == nil {
+		return nil, nil
+	}
+	a, err := f.Array()
+	if err != nil {
+		return nil, fmt.Errorf("endpoint: parse response: field %q: %w", key, err)
+	}
+	return a, nil
+}
+
+// count returns the integer field key of v, or nil when absent or null.
+func count(v *fastjson.Value, key string) (*int64, error) {
+	f := present(v.Get(key))
+	if f == nil {
+		return nil, nil
+	}
+	n, err := f.Int64()
+	if err != nil {
+		return nil, fmt.Errorf("endpoint: parse response: field %q: %w", key, err)
+	}
+	return &n, nil
+}
+
+// usage converts a usage object, returning nil when it is absent or has no
+// known field.
+func usage(u *fastjson.Value) (*record.Usage, error) {
+	if u == nil {
+		return nil, nil
+	}
+	if u.Type() != fastjson.TypeObject {
+		return nil, fmt.Errorf("endpoint: parse response: field \"usage\" is %s, not an object", u.Type())
+	}
+	var r record.Usage
+	var err error
+	fields := []struct {
+		dst      **int64
+		obj, key string
+	}{
+		{&r.PromptTokens, "", "prompt_tokens"},
+		{&r.CompletionTokens, "", "completion_tokens"},
+		{&r.TotalTokens, "", "total_tokens"},
+		{&r.ReasoningTokens, "completion_tokens_details", "reasoning_tokens"},
+		{&r.CachedTokens, "prompt_tokens_details", "cached_tokens"},
+	}
+	for _, f := range fields {
+		src := u
+		if f.obj != "" {
+			if src = present(u.Get(f.obj)); src == nil {
+				continue
+			}
+			if src.Type() != fastjson.TypeObject {
+				return nil, fmt.Errorf("endpoint: parse response: field %q is %s, not an object", f.obj, src.Type())
+			}
+		}
+		if *f.dst, err = count(src, f.key); err != nil {
+			return nil, err
+		}
+	}
+	if r == (record.Usage{}) {
+		return nil, nil
+	}
+	return &r, nil
+}
+
+// serverError extracts type and message from either error shape: top-level
+// {"object":"error","type","message"} or {"error": {...} | "text"}. Fields of
+// other types are ignored.
+func serverError(v *fastjson.Value) *ServerError {
+	se := &ServerError{}
+	se.Type, _ = str(v, "type")
+	se.Message, _ = str(v, "message")
+	if ev := present(v.Get("error")); ev != nil {
+		switch ev.Type() {
+		case fastjson.TypeString:
+			b, _ := ev.StringBytes()
+			se.Message = string(b)
+		case fastjson.TypeObject:
+			se.Type, _ = str(ev, "type")
+			se.Message, _ = str(ev, "message")
+		}
 	}
 	if se.Message == "" {
 		se.Message = "unknown error"

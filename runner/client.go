@@ -46,8 +46,11 @@ func newTransport(maxConns int) *http.Transport {
 		DisableCompression:  true,
 		ForceAttemptHTTP2:   false,
 		TLSHandshakeTimeout: 30 * time.Second,
-		WriteBufferSize:     32 << 10,
-		ReadBufferSize:      32 << 10,
+		// Per-connection buffers cost memory times the concurrency (1,000
+		// streams = 1,000 connections); 8 KiB holds a typical prompt and
+		// many SSE events.
+		WriteBufferSize: 8 << 10,
+		ReadBufferSize:  8 << 10,
 	}
 }
 

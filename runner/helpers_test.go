@@ -31,7 +31,7 @@ func startMock(t *testing.T, cfg mockserver.Config) *mockserver.Server {
 
 // testConfig is a small valid configuration against url, writing to a
 // temporary directory.
-func testConfig(t *testing.T, url string) *Config {
+func testConfig(t testing.TB, url string) *Config {
 	cfg := Defaults()
 	cfg.Models = []string{"mock-model"}
 	cfg.URL = url

@@ -49,7 +49,10 @@ func serveMockProcess(js string) int {
 }
 
 // startMockProcess runs a mock server in a child process and returns its URL.
-func startMockProcess(t *testing.T, cfg mockserver.Config) string {
+func startMockProcess(t *testing.T, cfg mockserver.Config) string { return startMockProcessTB(t, cfg) }
+
+// startMockProcessTB is startMockProcess for tests and benchmarks.
+func startMockProcessTB(t testing.TB, cfg mockserver.Config) string {
 	t.Helper()
 	js, err := json.Marshal(cfg)
 	if err != nil {

@@ -41,7 +41,7 @@ print(eval(sys.argv[2]))
 PY
 }
 
-want=${*:-events rps ttft lateness rss}
+want=${*:-events rps ttft ttft-jitter lateness rss}
 echo "# aiperf-go benchmarks: $(nproc) cores, $(uname -srm), $("$BIN" version)"
 for b in $want; do
   case $b in
@@ -53,10 +53,35 @@ for b in $want; do
     start_mock --ttft 0 --itl 0 --output-tokens 1
     profile rps --concurrency 64 --request-count 60000 --isl 16 --osl 1 --warmup-request-count 500
     echo "requests_per_sec $(stat rps "round(d['request_throughput']['avg'])")  errors=$(stat rps "len(d['error_summary'])")" ;;
-  ttft) # Client-side TTFT overhead at 256 concurrent streams vs the scripted 50 ms.
-    start_mock --ttft 50 --itl 5 --output-tokens 20
-    profile ttft --streaming --concurrency 256 --request-count 5120 --isl 64 --osl 20 --warmup-request-count 256
-    echo "ttft_overhead_ms p50 $(stat ttft "round(d['time_to_first_token']['p50']-50, 3)") p99 $(stat ttft "round(d['time_to_first_token']['p99']-50, 3)") max $(stat ttft "round(d['time_to_first_token']['max']-50, 3)")" ;;
+  ttft|ttft-jitter) # TTFT overhead at 256 concurrent streams: against the scripted 50 ms
+    # (includes the mock's own timer lateness), and against the times the mock
+    # recorded for receiving each request and writing its first token (the
+    # client's own overhead: transit, delivery and stamping).
+    # "ttft" scripts every stream in lock step (all 256 first tokens in the same
+    # instant); "ttft-jitter" adds 5 ms / 1 ms standard deviations.
+    jitter=""; [ "$b" = ttft-jitter ] && jitter="--ttft-stddev 5 --itl-stddev 1"
+    start_mock --ttft 50 --itl 5 --output-tokens 20 --record-timelines $jitter
+    profile ttft --streaming --concurrency 256 --request-count 5120 --isl 64 --osl 20 --warmup-request-count 768
+    echo -n "[$b] "; echo "ttft_vs_scripted_ms p50 $(stat ttft "round(d['time_to_first_token']['p50']-50, 3)") p99 $(stat ttft "round(d['time_to_first_token']['p99']-50, 3)") max $(stat ttft "round(d['time_to_first_token']['max']-50, 3)")"
+    python3 - "$OUT/ttft/profile_export.jsonl" "$PORT" "$b" <<'PY'
+import json, sys, urllib.request
+over, transit, delivery = [], [], []
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    m = r["metadata"]
+    tl = json.load(urllib.request.urlopen("http://127.0.0.1:%s/debug/timeline/%s" % (sys.argv[2], m["x_request_id"])))
+    first = next(e for e in tl["events"] if e["kind"] in (2, 3, 7))
+    ttft = r["metrics"]["time_to_first_token"]["value"]
+    over.append(ttft - (first["at_unix_ns"] - tl["arrival_unix_ns"]) / 1e6)
+    transit.append((tl["arrival_unix_ns"] - m["request_start_ns"]) / 1e6)
+    delivery.append((m["request_start_ns"] + ttft * 1e6 - first["at_unix_ns"]) / 1e6)
+def q(v, p):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
+for name, v in (("ttft_client_overhead_ms", over), ("  of which request_transit_ms", transit), ("  of which first_token_delivery_ms", delivery)):
+    print("[%s] %s p50 %.3f p99 %.3f max %.3f" % (sys.argv[3], name, q(v, 50), q(v, 99), max(v)))
+PY
+    ;;
   lateness) # Open-loop schedule lateness at 2,000 req/s.
     start_mock --ttft 5 --itl 1 --output-tokens 4
     profile lateness --request-rate 2000 --arrival-pattern constant --request-count 20000 --isl 16 --osl 4
