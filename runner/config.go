@@ -57,7 +57,11 @@ type Config struct {
 	// UI.
 	UIType   string // none | simple | dashboard
 	LogLevel string
-	Verbose  bool
+	// LogLevelSet reports that --log-level or -v was given: the console then
+	// shows that level; otherwise it shows warnings and errors only (the log
+	// file always has LogLevel).
+	LogLevelSet bool
+	Verbose     bool
 
 	// CLICommand is the command line as given, secrets redacted.
 	CLICommand string

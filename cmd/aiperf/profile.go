@@ -129,6 +129,7 @@ func finishProfileConfig(cfg *runner.Config, fs *ff.FlagSet, verbose int, rest, 
 	})
 	cfg.GracePeriodSet = set["benchmark-grace-period"]
 	cfg.ArtifactDirSet = set["artifact-dir"]
+	cfg.LogLevelSet = set["log-level"] || verbose > 0
 	if verbose > 0 {
 		cfg.Verbose = true
 		cfg.LogLevel = "DEBUG"

@@ -20,7 +20,13 @@ func runProfile(ctx context.Context, cfg *runner.Config, stdout, stderr io.Write
 	if f, ok := stderr.(*os.File); ok {
 		terminal = term.IsTerminal(int(f.Fd()))
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: runner.LogLevel(cfg.LogLevel)}))
+	// The console stays quiet unless asked: warnings and errors only, so that
+	// --ui-type none prints just the final table. The log file has INFO.
+	level := slog.LevelWarn
+	if cfg.LogLevelSet {
+		level = runner.LogLevel(cfg.LogLevel)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if strings.EqualFold(cfg.UIType, "dashboard") {
 		logger.Warn("the dashboard UI is not available yet; using the simple UI")
 	}

@@ -1,0 +1,84 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/aiperf-go/aiperf/mockserver"
+)
+
+// streamDouble is a fault-injection server that answers every request with
+// the given raw SSE body (a test double, as the mock server cannot produce
+// these malformed streams).
+func streamDouble(t *testing.T, body string) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+const chunk = `data: {"object":"chat.completion.chunk","choices":[{"delta":{"content":" the"}}]}` + "\n\n"
+
+func TestMalformedStreamsAreErrorRecords(t *testing.T) {
+	for _, tc := range []struct {
+		name, body, wantType, wantMsg string
+	}{
+		{"truncated mid-event", chunk + `data: {"object":"chat.comp`, "IncompleteStream", "middle of an event"},
+		{"event error", chunk + "event: error\ndata: overloaded\n\n", "StreamError", "overloaded"},
+		{"error object", chunk + `data: {"object":"error","type":"BadRequestError","message":"context too long"}` + "\n\n", "BadRequestError", "context too long"},
+		{"not json", chunk + "data: <html>\n\n", "ResponseParseError", "<html>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(t, streamDouble(t, tc.body))
+			cfg.Streaming = true
+			cfg.RequestCount = 2
+			res, err := Run(context.Background(), cfg, Options{})
+			if !errors.Is(err, ErrAllFailed) {
+				t.Fatalf("err %v", err)
+			}
+			e := res.Summary.Errors[0]
+			if e.Count != 2 || e.Error.Type != tc.wantType || !strings.Contains(e.Error.Message, tc.wantMsg) {
+				t.Fatalf("error %+v", e)
+			}
+		})
+	}
+}
+
+func TestCleanStreamWithoutDoneIsAccepted(t *testing.T) {
+	cfg := testConfig(t, streamDouble(t, chunk+chunk))
+	cfg.Streaming = true
+	cfg.RequestCount = 2
+	res := runOK(t, cfg)
+	if res.Summary.Valid != 2 {
+		t.Fatalf("valid %d, errors %+v", res.Summary.Valid, res.Summary.Errors)
+	}
+}
+
+func TestGoodputEndToEnd(t *testing.T) {
+	srv := startMock(t, mockserver.Config{OutputTokens: 4})
+	cfg := testConfig(t, srv.URL())
+	cfg.Streaming = true
+	cfg.RequestCount = 5
+	// Every request passes a 10 s TTFT SLO; none passes 1 µs.
+	for _, tc := range []struct {
+		spec string
+		want float64
+	}{{"time_to_first_token:10000", 5}, {"time_to_first_token:0.001", 0}} {
+		cfg.Goodput = tc.spec
+		cfg.ArtifactDir = t.TempDir()
+		res := runOK(t, cfg)
+		if got := res.Summary.Get("good_request_count").Avg; got != tc.want {
+			t.Fatalf("%s: good requests %v, want %v", tc.spec, got, tc.want)
+		}
+		if gp := res.Summary.Get("goodput"); gp == nil || !gp.Console {
+			t.Fatalf("%s: goodput missing from the console rows", tc.spec)
+		}
+	}
+}
