@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/aiperf-go/aiperf/pyjson"
 )
 
 // Field is one top-level key of a request body with its JSON value, added by
@@ -88,7 +90,7 @@ func coerce(v string) json.RawMessage {
 	if f, ok := pythonFloat(v); ok {
 		return json.RawMessage(f)
 	}
-	return appendString(nil, v)
+	return pyjson.AppendString(nil, v)
 }
 
 // pythonFloat turns the decimal forms AIPerf coerces to floats but JSON

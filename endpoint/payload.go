@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/aiperf-go/aiperf/dataset"
+	"github.com/aiperf-go/aiperf/pyjson"
 )
 
 // Options are the run-wide settings that shape every request body.
@@ -72,7 +73,7 @@ func (e *Endpoint) Payload(t *dataset.Turn, o *Options) ([]byte, error) {
 			members = append(members, member{"max_tokens", strconv.AppendInt(nil, int64(t.MaxTokens), 10)})
 		}
 	case "embeddings":
-		members = append(members, member{"model", appendString(nil, t.Model)})
+		members = append(members, member{"model", pyjson.AppendString(nil, t.Model)})
 		members = append(members, member{"input", stringList(nil, t.Texts)})
 	default:
 		return nil, fmt.Errorf("endpoint: no payload for type %q", e.Name)
@@ -88,7 +89,7 @@ func appendModelStream(members []member, model string, streaming bool) []member 
 	if streaming {
 		stream = []byte("true")
 	}
-	return append(members, member{"model", appendString(nil, model)}, member{"stream", stream})
+	return append(members, member{"model", pyjson.AppendString(nil, model)}, member{"stream", stream})
 }
 
 // chatMessages encodes the one-message list of a turn.
@@ -98,10 +99,10 @@ func chatMessages(t *dataset.Turn) []byte {
 		role = "user"
 	}
 	b := append(make([]byte, 0, 64+textsLen(t.Texts)), `[{"role":`...)
-	b = appendString(b, role)
+	b = pyjson.AppendString(b, role)
 	b = append(b, `,"content":`...)
 	if len(t.Texts) == 1 {
-		b = appendString(b, t.Texts[0])
+		b = pyjson.AppendString(b, t.Texts[0])
 	} else {
 		// AIPerf skips empty content parts.
 		b = append(b, '[')
@@ -115,7 +116,7 @@ func chatMessages(t *dataset.Turn) []byte {
 			}
 			first = false
 			b = append(b, `{"type":"text","text":`...)
-			b = appendString(b, s)
+			b = pyjson.AppendString(b, s)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -126,7 +127,7 @@ func chatMessages(t *dataset.Turn) []byte {
 // prompt encodes completions' prompt: a string for one text, else a list.
 func prompt(texts []string) []byte {
 	if len(texts) == 1 {
-		return appendString(make([]byte, 0, 2+len(texts[0])), texts[0])
+		return pyjson.AppendString(make([]byte, 0, 2+len(texts[0])), texts[0])
 	}
 	return stringList(nil, texts)
 }
@@ -140,7 +141,7 @@ func stringList(b []byte, texts []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = pyjson.AppendString(b, s)
 	}
 	return append(b, ']')
 }
@@ -171,7 +172,7 @@ func writeObject(members []member, extra []Field) ([]byte, error) {
 			buf.WriteByte(',')
 		}
 		n++
-		buf.Write(appendString(buf.AvailableBuffer(), key))
+		buf.Write(pyjson.AppendString(buf.AvailableBuffer(), key))
 		buf.WriteByte(':')
 	}
 	writeExtra := func(f *Field) error {

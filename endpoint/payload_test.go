@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/aiperf-go/aiperf/dataset"
 )
@@ -98,49 +97,6 @@ func TestPayloadErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"bad"`) {
 		t.Errorf("invalid extra: err = %v, want one naming the key", err)
 	}
-}
-
-// TestAppendStringRoundTrip checks the escaper against encoding/json's
-// decoder on awkward strings; each invalid UTF-8 byte becomes U+FFFD.
-func TestAppendStringRoundTrip(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"", ""},
-		{escText, escText},
-		{"\x00", "\x00"},
-		{"</script>", "</script>"},
-		{"a\xffb", "a\ufffdb"},
-		{"\xed\xa0\x80", "\ufffd\ufffd\ufffd"}, // an encoded surrogate
-	} {
-		enc := appendString(nil, tc.in)
-		var back string
-		if err := json.Unmarshal(enc, &back); err != nil {
-			t.Fatalf("%q: %s does not decode: %v", tc.in, enc, err)
-		}
-		if back != tc.want {
-			t.Errorf("%q round-trips to %q, want %q", tc.in, back, tc.want)
-		}
-	}
-	if got := string(appendString(nil, "\x00<&>")); got != `"\u0000<&>"` {
-		t.Errorf("got %s, want no HTML escaping", got)
-	}
-}
-
-func FuzzAppendString(f *testing.F) {
-	f.Add(escText)
-	f.Add("a\xffb")
-	f.Fuzz(func(t *testing.T, s string) {
-		enc := appendString(nil, s)
-		var back string
-		if err := json.Unmarshal(enc, &back); err != nil {
-			t.Fatalf("%q: %s does not decode: %v", s, enc, err)
-		}
-		if utf8.ValidString(s) && back != s {
-			t.Fatalf("%q round-trips to %q", s, back)
-		}
-		if !utf8.Valid(enc) {
-			t.Fatalf("invalid UTF-8 output %q", enc)
-		}
-	})
 }
 
 func BenchmarkPayload(b *testing.B) {

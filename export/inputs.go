@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/aiperf-go/aiperf/pyjson"
 )
 
 // SessionPayloads is one conversation of inputs.json: its dataset session id
@@ -33,7 +35,7 @@ func WriteInputs(w io.Writer, sessions []SessionPayloads) error {
 			iw.newline(2)
 			iw.b = append(iw.b, '{')
 			iw.key(true, 3, "session_id")
-			iw.b = appendJSONString(iw.b, sp.SessionID)
+			iw.b = pyjson.AppendString(iw.b, sp.SessionID)
 			iw.key(false, 3, "payloads")
 			if len(sp.Payloads) == 0 {
 				iw.b = append(iw.b, '[', ']')

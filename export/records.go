@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/aiperf-go/aiperf/metrics"
+	"github.com/aiperf-go/aiperf/pyjson"
 	"github.com/aiperf-go/aiperf/record"
 )
 
@@ -55,11 +56,11 @@ func (rw *RecordWriter) Write(rec *record.Record, vals []metrics.RecordValue) er
 	b = append(b, `,"request_num":`...)
 	b = strconv.AppendInt(b, int64(rec.RequestNum), 10)
 	b = append(b, `,"x_request_id":`...)
-	b = appendJSONString(b, rec.XRequestID)
+	b = pyjson.AppendString(b, rec.XRequestID)
 	b = append(b, `,"x_correlation_id":`...)
-	b = appendJSONString(b, rec.XCorrelationID)
+	b = pyjson.AppendString(b, rec.XCorrelationID)
 	b = append(b, `,"conversation_id":`...)
-	b = appendJSONString(b, rec.ConversationID)
+	b = pyjson.AppendString(b, rec.ConversationID)
 	b = append(b, `,"turn_index":`...)
 	b = strconv.AppendInt(b, int64(rec.TurnIndex), 10)
 	b = append(b, `,"credit_issued_ns":`...)
@@ -71,11 +72,11 @@ func (rw *RecordWriter) Write(rec *record.Record, vals []metrics.RecordValue) er
 	b = append(b, `,"request_end_ns":`...)
 	b = rw.appendWall(b, rec.EndNS)
 	b = append(b, `,"worker_id":`...)
-	b = appendJSONString(b, rec.WorkerID)
+	b = pyjson.AppendString(b, rec.WorkerID)
 	b = append(b, `,"record_processor_id":`...)
-	b = appendJSONString(b, rw.ProcessorID)
+	b = pyjson.AppendString(b, rw.ProcessorID)
 	b = append(b, `,"benchmark_phase":`...)
-	b = appendJSONString(b, string(rec.Phase))
+	b = pyjson.AppendString(b, string(rec.Phase))
 	b = append(b, `,"was_cancelled":`...)
 	b = strconv.AppendBool(b, rec.Cancelled)
 	b = append(b, `,"cancellation_time_ns":`...)
@@ -91,7 +92,7 @@ func (rw *RecordWriter) Write(rec *record.Record, vals []metrics.RecordValue) er
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, v.Tag)
+		b = pyjson.AppendString(b, v.Tag)
 		b = append(b, `:{"value":`...)
 		switch {
 		case v.List != nil:
@@ -100,16 +101,16 @@ func (rw *RecordWriter) Write(rec *record.Record, vals []metrics.RecordValue) er
 				if j > 0 {
 					b = append(b, ',')
 				}
-				b = appendPyFloat(b, f)
+				b = pyjson.AppendFloat(b, f)
 			}
 			b = append(b, ']')
 		case v.Int && v.Value == math.Trunc(v.Value) && math.Abs(v.Value) < 1<<63:
 			b = strconv.AppendInt(b, int64(v.Value), 10)
 		default:
-			b = appendPyFloat(b, v.Value)
+			b = pyjson.AppendFloat(b, v.Value)
 		}
 		b = append(b, `,"unit":`...)
-		b = appendJSONString(b, v.Unit)
+		b = pyjson.AppendString(b, v.Unit)
 		b = append(b, '}')
 	}
 
@@ -124,9 +125,9 @@ func (rw *RecordWriter) Write(rec *record.Record, vals []metrics.RecordValue) er
 			b = strconv.AppendInt(b, int64(e.Code), 10)
 		}
 		b = append(b, `,"type":`...)
-		b = appendJSONString(b, e.Type)
+		b = pyjson.AppendString(b, e.Type)
 		b = append(b, `,"message":`...)
-		b = appendJSONString(b, e.Message)
+		b = pyjson.AppendString(b, e.Message)
 		b = append(b, '}')
 	}
 	b = append(b, '}', '\n')

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/metrics"
+	"github.com/aiperf-go/aiperf/pyjson"
 )
 
 // declaredTags are the metrics that AIPerf's JsonExportData declares as
@@ -64,11 +65,11 @@ func WriteSummaryJSON(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 		first = false
 	}
 	member("schema_version")
-	iw.b = appendJSONString(iw.b, info.schemaVersion())
+	iw.b = pyjson.AppendString(iw.b, info.schemaVersion())
 	member("aiperf_version")
-	iw.b = appendJSONString(iw.b, info.AIPerfVersion)
+	iw.b = pyjson.AppendString(iw.b, info.AIPerfVersion)
 	member("benchmark_id")
-	iw.b = appendJSONString(iw.b, info.BenchmarkID)
+	iw.b = pyjson.AppendString(iw.b, info.BenchmarkID)
 
 	declared := make(map[string]bool, len(declaredTags))
 	for _, tag := range declaredTags {
@@ -98,11 +99,11 @@ func WriteSummaryJSON(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 	}
 	if !start.IsZero() {
 		member("start_time")
-		iw.b = appendJSONString(iw.b, pyDatetime(start, info.location()))
+		iw.b = pyjson.AppendString(iw.b, pyDatetime(start, info.location()))
 	}
 	if !end.IsZero() {
 		member("end_time")
-		iw.b = appendJSONString(iw.b, pyDatetime(end, info.location()))
+		iw.b = pyjson.AppendString(iw.b, pyDatetime(end, info.location()))
 	}
 
 	for i := range s.Results {
@@ -126,7 +127,7 @@ func WriteSummaryJSON(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 func appendStats(iw *indentWriter, r *metrics.Result, nulls bool) {
 	iw.b = append(iw.b, '{')
 	iw.key(true, 2, "unit")
-	iw.b = appendJSONString(iw.b, r.Unit)
+	iw.b = pyjson.AppendString(iw.b, r.Unit)
 	vals := statValues(r)
 	for i, name := range statNames {
 		if r.Scalar && i > 0 && !nulls {
@@ -137,7 +138,7 @@ func appendStats(iw *indentWriter, r *metrics.Result, nulls bool) {
 			iw.b = append(iw.b, "null"...)
 			continue
 		}
-		iw.b = appendPyFloat(iw.b, vals[i])
+		iw.b = pyjson.AppendFloat(iw.b, vals[i])
 	}
 	iw.newline(1)
 	iw.b = append(iw.b, '}')
@@ -177,11 +178,11 @@ func appendErrorSummary(iw *indentWriter, errs []metrics.ErrorCount) {
 		}
 		if e.Error.Type != "" {
 			iw.key(firstDetail, 4, "type")
-			iw.b = appendJSONString(iw.b, e.Error.Type)
+			iw.b = pyjson.AppendString(iw.b, e.Error.Type)
 			firstDetail = false
 		}
 		iw.key(firstDetail, 4, "message")
-		iw.b = appendJSONString(iw.b, e.Error.Message)
+		iw.b = pyjson.AppendString(iw.b, e.Error.Message)
 		iw.newline(3)
 		iw.b = append(iw.b, '}')
 		iw.key(false, 3, "count")

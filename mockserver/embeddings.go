@@ -5,35 +5,20 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"time"
+
+	"github.com/aiperf-go/aiperf/pyjson"
 )
 
 // serveEmbeddings answers POST /v1/embeddings after TTFT (plus any stall):
 // one deterministic unit vector per input, derived from the input's bytes
 // (or token ids), so equal inputs get equal embeddings.
 func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
-	arrival := time.Now()
-	if !s.begin() {
-		writeError(w, http.StatusServiceUnavailable, "server_error", "server closed")
+	a, ok := s.admit(w, r, epEmbeddings)
+	if !ok {
 		return
 	}
-	defer s.active.Done()
-	s.m.enter(epEmbeddings)
-	defer s.m.leave()
-	seq := s.seq.Add(1)
-	rec := s.record(r, arrival)
-
-	buf, err := readBody(w, r)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
-	}
-	req, err := decodeRequest(buf.Bytes())
-	bufPool.Put(buf)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
-	}
+	defer a.done()
+	arrival, seq, rec, req := a.arrival, a.seq, a.rec, a.req
 	in, err := parseInputs(req.Input)
 	if err == nil && in.count() == 0 {
 		err = errNoInput
@@ -104,7 +89,7 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 		b = append(b, "]}"...)
 	}
 	b = append(b, `],"model":`...)
-	b = appendString(b, req.Model)
+	b = pyjson.AppendString(b, req.Model)
 	b = append(b, `,"usage":{"prompt_tokens":`...)
 	b = strconv.AppendInt(b, int64(prompt), 10)
 	b = append(b, `,"total_tokens":`...)

@@ -2,57 +2,13 @@ package mockserver
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/aiperf-go/aiperf/pyjson"
 )
 
 // Responses are built by appending to byte slices rather than with
 // encoding/json: the shapes are fixed, the generated words never need
 // escaping, and this keeps a streamed event to a few hundred nanoseconds.
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
-// as encoding/json does.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || size != 1 {
-				i += size
-				continue
-			}
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
 
 // usage is a response's token accounting.
 type usage struct {
@@ -103,7 +59,7 @@ func (sh *shape) appendHead(b []byte, object string, seq uint64, created int64, 
 	b = append(b, `","created":`...)
 	b = strconv.AppendInt(b, created, 10)
 	b = append(b, `,"model":`...)
-	b = appendString(b, model)
+	b = pyjson.AppendString(b, model)
 	return append(b, `,"choices":[`...)
 }
 
@@ -164,7 +120,7 @@ func (sh *shape) appendBodyChoice(b []byte, p tokenPlan, start int) []byte {
 // appendError appends an OpenAI-style error body.
 func appendError(b []byte, status int, typ, msg string) []byte {
 	b = append(b, `{"error":{"message":`...)
-	b = appendString(b, msg)
+	b = pyjson.AppendString(b, msg)
 	b = append(b, `,"type":"`...)
 	b = append(b, typ...)
 	b = append(b, `","param":null,"code":`...)

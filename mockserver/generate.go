@@ -26,28 +26,12 @@ type generation struct {
 
 // serveGenerate answers POST /v1/chat/completions and /v1/completions.
 func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, ep endpoint, sh *shape) {
-	arrival := time.Now()
-	if !s.begin() {
-		writeError(w, http.StatusServiceUnavailable, "server_error", "server closed")
+	a, ok := s.admit(w, r, ep)
+	if !ok {
 		return
 	}
-	defer s.active.Done()
-	s.m.enter(ep)
-	defer s.m.leave()
-	seq := s.seq.Add(1)
-	rec := s.record(r, arrival)
-
-	buf, err := readBody(w, r)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
-	}
-	req, err := decodeRequest(buf.Bytes())
-	bufPool.Put(buf)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
-	}
+	defer a.done()
+	arrival, seq, rec, req := a.arrival, a.seq, a.rec, a.req
 	texts, ids := req.chatTexts(), 0
 	if !sh.chat {
 		in, err := parseInputs(req.Prompt)

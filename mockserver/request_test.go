@@ -112,21 +112,3 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 	})
 }
-
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", `q"b\`, "ctl\x00\x1f\n\r\t", "é\xff\xfe", "\u2028"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := appendString(nil, s)
-		want, _ := json.Marshal(s)
-		var a, b string
-		if err := json.Unmarshal(got, &a); err != nil {
-			t.Fatalf("appendString(%q) = %s: %v", s, got, err)
-		}
-		_ = json.Unmarshal(want, &b)
-		if a != b {
-			t.Errorf("appendString(%q) decodes to %q, encoding/json's to %q", s, a, b)
-		}
-	})
-}

@@ -255,3 +255,42 @@ func serveHealth(w http.ResponseWriter, _ *http.Request) {
 func serveModels(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, []byte(`{"object":"list","data":[{"id":"mock-model","object":"model","created":0,"owned_by":"aiperf-mock"}]}`))
 }
+
+// admitted is an inference request accepted by admit.
+type admitted struct {
+	arrival time.Time
+	seq     uint64
+	rec     *recorder
+	req     *request
+	done    func()
+}
+
+// admit starts serving an inference request for endpoint ep: it takes the
+// arrival time first, counts the request, starts its timeline and decodes
+// its body. When ok is false it has already answered (server closed, bad
+// body); otherwise the caller must call done when the response is finished.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, ep endpoint) (a admitted, ok bool) {
+	a.arrival = time.Now()
+	if !s.begin() {
+		writeError(w, http.StatusServiceUnavailable, "server_error", "server closed")
+		return a, false
+	}
+	s.m.enter(ep)
+	a.done = func() {
+		s.m.leave()
+		s.active.Done()
+	}
+	a.seq = s.seq.Add(1)
+	a.rec = s.record(r, a.arrival)
+	buf, err := readBody(w, r)
+	if err == nil {
+		a.req, err = decodeRequest(buf.Bytes())
+		bufPool.Put(buf)
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+		a.done()
+		return a, false
+	}
+	return a, true
+}

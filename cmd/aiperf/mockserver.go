@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/aiperf-go/aiperf/mockserver"
 	"github.com/peterbourgon/ff/v4"
+
+	"github.com/aiperf-go/aiperf/mockserver"
 )
 
 // mockServerFlags are the mock-server subcommand's settings; latencies are

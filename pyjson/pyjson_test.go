@@ -1,11 +1,13 @@
-package export
+package pyjson
 
 import (
+	"encoding/json"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestAppendPyFloat(t *testing.T) {
@@ -45,15 +47,15 @@ func TestAppendPyFloat(t *testing.T) {
 		{math.Inf(-1), "null"},
 	}
 	for _, tt := range tests {
-		if got := string(appendPyFloat(nil, tt.in)); got != tt.want {
-			t.Errorf("appendPyFloat(%v) = %q, want %q", tt.in, got, tt.want)
+		if got := string(AppendFloat(nil, tt.in)); got != tt.want {
+			t.Errorf("AppendFloat(%v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
 
 func TestAppendPyFloat32(t *testing.T) {
 	// A float32 keeps its own shortest digits, not float64(f32)'s.
-	if got := string(appendPyFloatBits(nil, float64(float32(0.1)), 32)); got != "0.1" {
+	if got := string(AppendFloatBits(nil, float64(float32(0.1)), 32)); got != "0.1" {
 		t.Errorf("float32 0.1 = %q, want 0.1", got)
 	}
 }
@@ -68,8 +70,8 @@ func TestAppendJSONString(t *testing.T) {
 		{"bad\xffutf8", "\"bad\ufffdutf8\""},
 	}
 	for _, tt := range tests {
-		if got := string(appendJSONString(nil, tt.in)); got != tt.want {
-			t.Errorf("appendJSONString(%q) = %s, want %s", tt.in, got, tt.want)
+		if got := string(AppendString(nil, tt.in)); got != tt.want {
+			t.Errorf("AppendString(%q) = %s, want %s", tt.in, got, tt.want)
 		}
 	}
 }
@@ -82,7 +84,7 @@ func FuzzAppendPyFloat(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, bits uint64) {
 		v := math.Float64frombits(bits)
-		got := string(appendPyFloat(nil, v))
+		got := string(AppendFloat(nil, v))
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			if got != "null" {
 				t.Fatalf("%v: got %q, want null", v, got)
@@ -114,4 +116,50 @@ func sig(s string) string {
 		}
 	}
 	return strings.Trim(string(d), "0")
+}
+
+// awkward exercises every escaping rule.
+const awkward = "q\"b\\s\x00\x01\x1f\b\f\n\r\t\x7f<&> é ☃ 😀 \u2028\u2029"
+
+// TestAppendStringRoundTrip checks the escaper against encoding/json's
+// decoder on awkward strings; each invalid UTF-8 byte becomes U+FFFD.
+func TestAppendStringRoundTrip(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{awkward, awkward},
+		{"\x00", "\x00"},
+		{"</script>", "</script>"},
+		{"a\xffb", "a\ufffdb"},
+		{"\xed\xa0\x80", "\ufffd\ufffd\ufffd"}, // an encoded surrogate
+	} {
+		enc := AppendString(nil, tc.in)
+		var back string
+		if err := json.Unmarshal(enc, &back); err != nil {
+			t.Fatalf("%q: %s does not decode: %v", tc.in, enc, err)
+		}
+		if back != tc.want {
+			t.Errorf("%q round-trips to %q, want %q", tc.in, back, tc.want)
+		}
+	}
+	if got := string(AppendString(nil, "\x00<&>")); got != `"\u0000<&>"` {
+		t.Errorf("got %s, want no HTML escaping", got)
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	f.Add(awkward)
+	f.Add("a\xffb")
+	f.Fuzz(func(t *testing.T, s string) {
+		enc := AppendString(nil, s)
+		var back string
+		if err := json.Unmarshal(enc, &back); err != nil {
+			t.Fatalf("%q: %s does not decode: %v", s, enc, err)
+		}
+		if utf8.ValidString(s) && back != s {
+			t.Fatalf("%q round-trips to %q", s, back)
+		}
+		if !utf8.Valid(enc) {
+			t.Fatalf("invalid UTF-8 output %q", enc)
+		}
+	})
 }

@@ -1,4 +1,7 @@
-package export
+// Package pyjson writes JSON scalars exactly as AIPerf's Python writes them
+// (json.dumps, orjson, pydantic), so that artifacts and request bodies compare
+// byte for byte with AIPerf's: floats in repr form, strings with raw UTF-8.
+package pyjson
 
 import (
 	"math"
@@ -6,18 +9,20 @@ import (
 	"unicode/utf8"
 )
 
-// appendPyFloat appends f the way Python's repr(float) (and so json.dumps and
+const hexDigits = "0123456789abcdef"
+
+// AppendFloat appends f the way Python's repr(float) (and so json.dumps and
 // pydantic) writes it: the shortest digits that round-trip, "64.0" for an
 // integral value, and exponent form ("1e+16", "1.5e-05") when the decimal
 // exponent is below -4 or above 16. NaN and infinities, which JSON cannot
 // hold, are written as null, as pydantic does.
-func appendPyFloat(b []byte, f float64) []byte {
-	return appendPyFloatBits(b, f, 64)
+func AppendFloat(b []byte, f float64) []byte {
+	return AppendFloatBits(b, f, 64)
 }
 
-// appendPyFloatBits is appendPyFloat for a value of the given bit size (32 or
+// AppendFloatBits is AppendFloat for a value of the given bit size (32 or
 // 64): a float32 gets the shortest digits that round-trip as a float32.
-func appendPyFloatBits(b []byte, f float64, bitSize int) []byte {
+func AppendFloatBits(b []byte, f float64, bitSize int) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(b, "null"...)
 	}
@@ -94,13 +99,15 @@ func appendPyFloatBits(b []byte, f float64, bitSize int) []byte {
 	return b
 }
 
-// appendJSONString appends s as a JSON string literal. Like pydantic and
-// orjson, it escapes only what JSON requires (quote, backslash, control
-// characters) and writes other characters as UTF-8; invalid UTF-8 becomes
-// U+FFFD.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
+// AppendString appends s as a JSON string literal, escaped the way AIPerf's
+// serializer (orjson, like Python's json.dumps with ensure_ascii=False) does,
+// so bodies match byte for byte: only '"', '\\' and control characters are
+// escaped (\b \f \n \r \t in short form, others as \u00XX); '<', '>', '&',
+// DEL, U+2028 and U+2029 and all other non-ASCII are written as raw UTF-8.
+// Invalid UTF-8 becomes U+FFFD, as encoding/json does (Python strings cannot
+// hold it, so AIPerf never sends it).
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -109,22 +116,22 @@ func appendJSONString(b []byte, s string) []byte {
 				i++
 				continue
 			}
-			b = append(b, s[start:i]...)
+			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
+				dst = append(dst, '\\', c)
 			case '\b':
-				b = append(b, '\\', 'b')
+				dst = append(dst, '\\', 'b')
 			case '\f':
-				b = append(b, '\\', 'f')
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
 			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}
 			i++
 			start = i
@@ -132,14 +139,14 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, "\ufffd"...)
-			i += size
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\ufffd"...)
+			i++
 			start = i
 			continue
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/aiperf-go/aiperf/pyjson"
 )
 
 // indentWriter builds JSON the way Python's json.dumps(indent=2) and
@@ -35,7 +37,7 @@ func (w *indentWriter) key(first bool, depth int, name string) {
 		w.b = append(w.b, ',')
 	}
 	w.newline(depth)
-	w.b = appendJSONString(w.b, name)
+	w.b = pyjson.AppendString(w.b, name)
 	w.b = append(w.b, ':', ' ')
 }
 
@@ -70,7 +72,7 @@ func (w *indentWriter) encodeValue(v reflect.Value, depth int) error {
 		if err != nil {
 			return fmt.Errorf("marshal %s: %w", t, err)
 		}
-		w.b = appendJSONString(w.b, string(text))
+		w.b = pyjson.AppendString(w.b, string(text))
 		return nil
 	}
 	switch v.Kind() {
@@ -87,18 +89,18 @@ func (w *indentWriter) encodeValue(v reflect.Value, depth int) error {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		w.b = strconv.AppendUint(w.b, v.Uint(), 10)
 	case reflect.Float32:
-		w.b = appendPyFloatBits(w.b, v.Float(), 32)
+		w.b = pyjson.AppendFloatBits(w.b, v.Float(), 32)
 	case reflect.Float64:
-		w.b = appendPyFloat(w.b, v.Float())
+		w.b = pyjson.AppendFloat(w.b, v.Float())
 	case reflect.String:
-		w.b = appendJSONString(w.b, v.String())
+		w.b = pyjson.AppendString(w.b, v.String())
 	case reflect.Slice:
 		if v.IsNil() {
 			w.b = append(w.b, "null"...)
 			return nil
 		}
 		if t.Elem().Kind() == reflect.Uint8 {
-			w.b = appendJSONString(w.b, base64.StdEncoding.EncodeToString(v.Bytes()))
+			w.b = pyjson.AppendString(w.b, base64.StdEncoding.EncodeToString(v.Bytes()))
 			return nil
 		}
 		return w.encodeList(v, depth)
@@ -377,13 +379,13 @@ func (r *rawScanner) str(w *indentWriter) error {
 	}
 	lit := r.src[start:r.pos]
 	if !escaped {
-		w.b = appendJSONString(w.b, string(lit[1:len(lit)-1]))
+		w.b = pyjson.AppendString(w.b, string(lit[1:len(lit)-1]))
 		return nil
 	}
 	var s string
 	if err := json.Unmarshal(lit, &s); err != nil {
 		return fmt.Errorf("string literal: %w", err)
 	}
-	w.b = appendJSONString(w.b, s)
+	w.b = pyjson.AppendString(w.b, s)
 	return nil
 }
