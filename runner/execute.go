@@ -88,7 +88,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		r.log.Warn("record processing fell behind; senders waited for the record queue", "times", res.Backpressure)
 	}
 	if res.Dropped > 0 {
-		r.log.Warn("requests still in flight after the grace period were cancelled and left out", "count", res.Dropped)
+		r.log.Warn("requests in flight when sending stopped (grace period over, or interrupted) were cancelled and left out", "count", res.Dropped)
 	}
 
 	r.logFinish(res, time.Duration(r.clock.Now()-runStart))

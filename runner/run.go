@@ -80,7 +80,11 @@ type run struct {
 // Run executes the benchmark described by cfg (already validated) and writes
 // its artifacts. It returns ErrAllFailed or ErrInterrupted (with a Result)
 // when the run finished badly, and other errors when it could not start.
+// Cancelling ctx stops sending, drops the requests in flight and still writes
+// the results so far. cfg is not modified.
 func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
+	c := *cfg
+	cfg = &c
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -127,7 +131,9 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	}
 	transport := opts.Transport
 	if transport == nil {
-		transport = newTransport(cfg.EffectiveConcurrency())
+		tr := newTransport(cfg.EffectiveConcurrency())
+		defer tr.CloseIdleConnections()
+		transport = tr
 	}
 	r.sender = &sender{
 		client:  &http.Client{Transport: transport},

@@ -277,3 +277,26 @@ func TestEndpointsEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+func TestInterruptWritesPartialResults(t *testing.T) {
+	srv := startMock(t, mockserver.Config{TTFT: 20 * time.Millisecond, OutputTokens: 2})
+	cfg := testConfig(t, srv.URL())
+	cfg.Concurrency = 2
+	cfg.RequestCount = 100000
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	res, err := Run(ctx, cfg, Options{})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err %v, want ErrInterrupted", err)
+	}
+	n := res.Summary.Valid
+	if n < 5 || n > 60 {
+		t.Fatalf("%d requests completed in 500 ms at 2 x 20 ms", n)
+	}
+	if got := len(readRecords(t, cfg.ArtifactDir)); got != n {
+		t.Fatalf("%d records written, %d completed", got, n)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.ArtifactDir, "profile_export_aiperf.json")); err != nil {
+		t.Fatal(err)
+	}
+}
