@@ -17,14 +17,24 @@ type flagGroup struct {
 	fs *ff.FlagSet
 }
 
-// add registers a flag and its aliases, all setting the same value.
+// add registers a flag and its aliases, all setting the same value. A
+// `backticked` word in usage is the flag's placeholder in the help; a zero
+// default (meaning "unset") is not shown.
 func (g flagGroup) add(short rune, long string, v flag.Value, usage string, aliases ...string) {
-	cfg := ff.FlagConfig{ShortName: short, LongName: long, Value: v, Usage: usage}
+	placeholder := ""
+	if before, rest, ok := strings.Cut(usage, "`"); ok {
+		if word, after, ok := strings.Cut(rest, "`"); ok {
+			placeholder, usage = word, before+word+after
+		}
+	}
+	def := v.String()
+	cfg := ff.FlagConfig{ShortName: short, LongName: long, Value: v, Usage: usage, Placeholder: placeholder,
+		NoDefault: def == "" || def == "0" || def == "false"}
 	if _, err := g.fs.AddFlag(cfg); err != nil {
 		panic(err) // a programming error: duplicate flag names
 	}
 	for _, a := range aliases {
-		alias := ff.FlagConfig{LongName: a, Value: v, Usage: "alias of --" + long, NoDefault: true}
+		alias := ff.FlagConfig{LongName: a, Value: v, Usage: "alias of --" + long, Placeholder: placeholder, NoDefault: true}
 		if _, err := g.fs.AddFlag(alias); err != nil {
 			panic(err)
 		}
@@ -48,47 +58,47 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	integer := func(p *int) flag.Value { return ffval.NewValueDefault(p, *p) }
 	boolean := func(p *bool) flag.Value { return ffval.NewValueDefault(p, *p) }
 
-	ep.add('m', "model", listValue{&cfg.Models, true}, "model name(s) to benchmark, comma-separated (`MODEL`)", "model-names")
+	ep.add('m', "model", listValue{&cfg.Models, true}, "`MODEL` name(s) to benchmark, comma-separated", "model-names")
 	ep.add(0, "model-selection-strategy", str(&cfg.ModelSelectionStrategy), "how a model is chosen per request: round_robin or random")
-	ep.add('u', "url", str(&cfg.URL), "base URL of the server")
-	ep.add(0, "endpoint", str(&cfg.EndpointPath), "custom endpoint path (default: the endpoint type's path)", "custom-endpoint")
-	ep.add(0, "endpoint-type", str(&cfg.EndpointType), "chat, completions or embeddings")
+	ep.add('u', "url", str(&cfg.URL), "base `URL` of the server")
+	ep.add(0, "endpoint", str(&cfg.EndpointPath), "custom endpoint `PATH` (default: the endpoint type's path)", "custom-endpoint")
+	ep.add(0, "endpoint-type", str(&cfg.EndpointType), "endpoint `TYPE`: chat, completions or embeddings")
 	ep.add(0, "streaming", boolean(&cfg.Streaming), "stream responses (SSE); required for TTFT and ITL")
-	ep.add(0, "request-timeout-seconds", secondsValue{d: &cfg.RequestTimeout}, "per-request timeout in seconds")
-	ep.add(0, "api-key", str(&cfg.APIKey), "API key, sent as Authorization: Bearer (never stored)")
+	ep.add(0, "request-timeout-seconds", secondsValue{d: &cfg.RequestTimeout}, "per-request timeout in `SECONDS`")
+	ep.add(0, "api-key", str(&cfg.APIKey), "API `KEY`, sent as Authorization: Bearer (never stored)")
 	ep.add('H', "header", listValue{p: &cfg.Headers}, "extra request header `Name:Value` (repeatable)")
 	ep.add(0, "extra-inputs", listValue{p: &cfg.ExtraInputs}, "extra body field `key:value` or a JSON object (repeatable)")
 	ep.add(0, "use-legacy-max-tokens", boolean(&cfg.UseLegacyMaxTokens), "send max_tokens instead of max_completion_tokens")
 	ep.add(0, "use-server-token-count", boolean(&cfg.UseServerTokenCount), "take token counts from the server's usage field")
 
-	in.add(0, "isl", num(&cfg.ISLMean), "mean input sequence length in tokens", "prompt-input-tokens-mean", "synthetic-input-tokens-mean")
-	in.add(0, "isl-stddev", num(&cfg.ISLStddev), "standard deviation of the input length", "prompt-input-tokens-stddev", "synthetic-input-tokens-stddev")
-	in.add(0, "osl", num(&cfg.OSLMean), "mean output sequence length (max tokens); unset: no limit", "prompt-output-tokens-mean", "output-tokens-mean")
-	in.add(0, "osl-stddev", num(&cfg.OSLStddev), "standard deviation of the output length", "prompt-output-tokens-stddev", "output-tokens-stddev")
-	in.add(0, "num-dataset-entries", integer(&cfg.NumDatasetEntries), "number of unique prompts", "num-prompts")
-	in.add('b', "prompt-batch-size", integer(&cfg.PromptBatchSize), "texts per request", "batch-size-text")
-	in.add(0, "random-seed", seedValue{&cfg.RandomSeed, &cfg.RandomSeedSet}, "seed for every random choice (prompts, lengths, arrivals)")
-	in.add(0, "tokenizer", str(&cfg.Tokenizer), "tokenizer: builtin (tiktoken o200k_base, offline)")
+	in.add(0, "isl", num(&cfg.ISLMean), "mean input sequence length in `TOKENS`", "prompt-input-tokens-mean", "synthetic-input-tokens-mean")
+	in.add(0, "isl-stddev", num(&cfg.ISLStddev), "standard deviation of the input length in `TOKENS`", "prompt-input-tokens-stddev", "synthetic-input-tokens-stddev")
+	in.add(0, "osl", num(&cfg.OSLMean), "mean output sequence length (max tokens) in `TOKENS`; unset: no limit", "prompt-output-tokens-mean", "output-tokens-mean")
+	in.add(0, "osl-stddev", num(&cfg.OSLStddev), "standard deviation of the output length in `TOKENS`", "prompt-output-tokens-stddev", "output-tokens-stddev")
+	in.add(0, "num-dataset-entries", integer(&cfg.NumDatasetEntries), "number of unique prompts (`N`)", "num-prompts")
+	in.add('b', "prompt-batch-size", integer(&cfg.PromptBatchSize), "texts per request (`N`)", "batch-size-text")
+	in.add(0, "random-seed", seedValue{&cfg.RandomSeed, &cfg.RandomSeedSet}, "`SEED` for every random choice (prompts, lengths, arrivals)")
+	in.add(0, "tokenizer", str(&cfg.Tokenizer), "`TOKENIZER`: builtin (tiktoken o200k_base, offline)")
 
-	load.add(0, "concurrency", integer(&cfg.Concurrency), "concurrent requests (closed loop), or a ceiling with --request-rate")
-	load.add(0, "request-rate", num(&cfg.RequestRate), "requests per second (open loop)")
-	load.add(0, "arrival-pattern", str(&cfg.ArrivalPattern), "constant, poisson or gamma", "request-rate-mode")
-	load.add(0, "arrival-smoothness", num(&cfg.ArrivalSmoothness), "gamma shape: < 1 bursty, 1 poisson, > 1 smooth", "vllm-burstiness")
-	load.add(0, "request-count", integer(&cfg.RequestCount), "requests to send (default max(10, 2*concurrency))", "num-requests")
-	load.add(0, "benchmark-duration", secondsValue{d: &cfg.BenchmarkDuration}, "stop sending after this many seconds")
-	load.add(0, "benchmark-grace-period", secondsValue{d: &cfg.GracePeriod, infOK: true}, "seconds to wait for in-flight requests after the duration, or inf")
-	load.add(0, "warmup-request-count", integer(&cfg.WarmupRequestCount), "requests sent before profiling, excluded from metrics", "num-warmup-requests")
+	load.add(0, "concurrency", integer(&cfg.Concurrency), "`N` concurrent requests (closed loop), or a ceiling with --request-rate")
+	load.add(0, "request-rate", num(&cfg.RequestRate), "`RPS` requests per second (open loop)")
+	load.add(0, "arrival-pattern", str(&cfg.ArrivalPattern), "`PATTERN`: constant, poisson or gamma", "request-rate-mode")
+	load.add(0, "arrival-smoothness", num(&cfg.ArrivalSmoothness), "gamma `SHAPE`: < 1 bursty, 1 poisson, > 1 smooth", "vllm-burstiness")
+	load.add(0, "request-count", integer(&cfg.RequestCount), "`N` requests to send (default max(10, 2*concurrency))", "num-requests")
+	load.add(0, "benchmark-duration", secondsValue{d: &cfg.BenchmarkDuration}, "stop sending after this many `SECONDS`")
+	load.add(0, "benchmark-grace-period", secondsValue{d: &cfg.GracePeriod, infOK: true}, "`SECONDS` to wait for in-flight requests after the duration, or inf")
+	load.add(0, "warmup-request-count", integer(&cfg.WarmupRequestCount), "`N` requests sent before profiling, excluded from metrics", "num-warmup-requests")
 
 	good.add(0, "goodput", str(&cfg.Goodput), "SLOs as `tag:value ...`, e.g. 'time_to_first_token:250 inter_token_latency:10'")
 
-	out.add(0, "artifact-dir", str(&cfg.ArtifactDir), "directory for the artifacts")
-	out.add(0, "profile-export-prefix", str(&cfg.ProfileExportPrefix), "rename the export files to PREFIX.csv, PREFIX.json, PREFIX.jsonl", "profile-export-file")
-	out.add(0, "export-level", str(&cfg.ExportLevel), "summary, records or raw")
+	out.add(0, "artifact-dir", str(&cfg.ArtifactDir), "`DIR` for the artifacts")
+	out.add(0, "profile-export-prefix", str(&cfg.ProfileExportPrefix), "rename the export files to `PREFIX`.csv, PREFIX.json, PREFIX.jsonl", "profile-export-file")
+	out.add(0, "export-level", str(&cfg.ExportLevel), "`LEVEL`: summary, records or raw")
 
-	ui.add(0, "ui-type", str(&cfg.UIType), "none, simple or dashboard (default: simple on a terminal, else none)", "ui")
-	ui.add(0, "log-level", str(&cfg.LogLevel), "TRACE, DEBUG, INFO, NOTICE, WARNING, SUCCESS, ERROR or CRITICAL")
+	ui.add(0, "ui-type", str(&cfg.UIType), "`TYPE`: none, simple or dashboard (default: simple on a terminal, else none)", "ui")
+	ui.add(0, "log-level", str(&cfg.LogLevel), "`LEVEL`: TRACE, DEBUG, INFO, NOTICE, WARNING, SUCCESS, ERROR or CRITICAL")
 	ui.add('v', "verbose", countBool{verbose}, "debug logging (-vv: trace)")
-	ui.add(0, "config", str(configFile), "YAML file of flag values, e.g. `aiperf.yaml` (flags and AIPERF_* env win)")
+	ui.add(0, "config", str(configFile), "YAML `FILE` of flag values (flags and AIPERF_* env vars win over it)")
 	return ep.fs
 }
 
