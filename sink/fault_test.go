@@ -1,0 +1,145 @@
+package sink
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// outage makes the run's writes fail while down is true, as a store that
+// is unreachable would (a fault-injection double around the real bucket).
+func outage(r *Run, down *atomic.Bool, failures *atomic.Int64) {
+	real := r.put
+	r.put = func(ctx context.Context, key string, data []byte) error {
+		if down.Load() {
+			failures.Add(1)
+			return fmt.Errorf("connection refused")
+		}
+		return real(ctx, key, data)
+	}
+}
+
+func memStore(t *testing.T) *Store {
+	s, err := Open(context.Background(), "mem://")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func lines(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "{\"n\":%d}\n", i)
+	}
+	return b.Bytes()
+}
+
+// TestOutageSpillsAndRecovers: the store goes down while records keep
+// coming; segments spill to the spool, Write never blocks, and when the
+// store comes back every record arrives.
+func TestOutageSpillsAndRecovers(t *testing.T) {
+	ctx := context.Background()
+	s := memStore(t)
+	r := s.NewRun(NewRunID(time.Now()))
+	var down atomic.Bool
+	var failures atomic.Int64
+	outage(r, &down, &failures)
+	spool := t.TempDir()
+	st, err := r.NewStream("records", StreamOptions{Records: 100, Queue: 2, Interval: time.Hour, SpoolDir: spool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	down.Store(true)
+	data := lines(2000)
+	start := time.Now()
+	for i := 0; i < len(data); i += 500 {
+		if _, err := st.Write(data[i:min(i+500, len(data))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Fatalf("writes waited on the store for %v", el)
+	}
+	time.Sleep(300 * time.Millisecond)
+	down.Store(false)
+	segs, stats, err := st.Close(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.SpilledBytes == 0 || r.Retries() == 0 || failures.Load() == 0 {
+		t.Fatalf("expected spills and retries: %+v retries %d", stats, r.Retries())
+	}
+	if err := r.Compose(ctx, "profile_export.jsonl", segs); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.Bucket.ReadAll(ctx, r.Key("profile_export.jsonl"))
+	if sortedLines(got) != sortedLines(data) {
+		t.Fatalf("records lost: got %d bytes, want %d", len(got), len(data))
+	}
+	if left, _ := os.ReadDir(spool); len(left) != 0 {
+		t.Fatalf("spool not emptied: %d files", len(left))
+	}
+}
+
+// TestUndeliveredIsReported: the store never comes back; Close gives up at
+// its deadline, keeps every segment in the spool and names each one.
+func TestUndeliveredIsReported(t *testing.T) {
+	s := memStore(t)
+	r := s.NewRun(NewRunID(time.Now()))
+	var down atomic.Bool
+	var failures atomic.Int64
+	down.Store(true)
+	outage(r, &down, &failures)
+	spool := t.TempDir()
+	st, err := r.NewStream("records", StreamOptions{Records: 100, Queue: 1, Interval: time.Hour, SpoolDir: spool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := lines(450)
+	for _, l := range bytes.SplitAfter(data, []byte("\n")) {
+		st.Write(l)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, stats, err := st.Close(ctx)
+	if err == nil {
+		t.Fatal("Close reported success with the store down")
+	}
+	if len(stats.Undelivered) != 5 || !strings.Contains(err.Error(), "5 of 5 record segments were not stored") {
+		t.Fatalf("undelivered %v, err %v", stats.Undelivered, err)
+	}
+	var kept bytes.Buffer
+	for _, f := range stats.Undelivered {
+		if !strings.HasPrefix(f, spool) || !strings.Contains(err.Error(), f) {
+			t.Fatalf("spool file %s not named in %v", f, err)
+		}
+		b, rerr := os.ReadFile(f)
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		kept.Write(b)
+	}
+	if sortedLines(kept.Bytes()) != sortedLines(data) {
+		t.Fatal("the spool does not hold every record")
+	}
+}
+
+// sortedLines is the multiset of lines of b, for order-free comparison.
+func sortedLines(b []byte) string {
+	var ls []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		ls = append(ls, sc.Text())
+	}
+	sort.Strings(ls)
+	return strings.Join(ls, "\n")
+}

@@ -1,0 +1,235 @@
+package sink
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+)
+
+// RunsPrefix is the key prefix under which every run of a store lives.
+const RunsPrefix = "runs/"
+
+// Object is one stored object of a run, as listed in the manifest.
+type Object struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// Run is one run's prefix in a store: runs/<id>/. Its methods are safe for
+// concurrent use.
+type Run struct {
+	store  *Store
+	ID     string
+	prefix string
+
+	mu      sync.Mutex
+	objects map[string]Object
+
+	retries atomic.Int64
+
+	// put writes one object; tests replace it to inject storage faults.
+	put func(ctx context.Context, key string, data []byte) error
+}
+
+// NewRunID returns a unique id that sorts by start time:
+// 20261122T035800Z-1a2b3c4d.
+func NewRunID(start time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return start.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// NewRun returns the run with the given id in the store.
+func (s *Store) NewRun(id string) *Run {
+	r := &Run{store: s, ID: id, prefix: RunsPrefix + id + "/", objects: map[string]Object{}}
+	r.put = r.writeObject
+	return r
+}
+
+// Key returns the bucket key of the run's object name.
+func (r *Run) Key(name string) string { return r.prefix + name }
+
+// Location describes where the run is stored, for messages.
+func (r *Run) Location() string {
+	if r.store.LocalDir != "" {
+		return path.Join(r.store.LocalDir, r.prefix)
+	}
+	return r.store.Location + " " + r.prefix
+}
+
+// writeObject writes data to key with create-only semantics: the write
+// commits only if no object of that name exists, and only when Close
+// returns nil.
+func (r *Run) writeObject(ctx context.Context, key string, data []byte) error {
+	sum := md5.Sum(data)
+	w, err := r.store.Bucket.NewWriter(ctx, key, &blob.WriterOptions{
+		IfNotExist:  true,
+		ContentMD5:  sum[:],
+		ContentType: contentType(key),
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(data); err != nil {
+		_ = w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+func contentType(key string) string {
+	switch path.Ext(key) {
+	case ".json":
+		return "application/json"
+	case ".jsonl":
+		return "application/x-ndjson"
+	case ".csv":
+		return "text/csv"
+	}
+	return "text/plain; charset=utf-8"
+}
+
+// Put stores data as the run's object name, create-only, retrying transient
+// failures with backoff until it succeeds or ctx ends. An object that
+// already exists with the same size counts as written (a retry after a lost
+// reply); with other content it is an error.
+func (r *Run) Put(ctx context.Context, name string, data []byte) error {
+	key := r.Key(name)
+	for attempt := 0; ; attempt++ {
+		err := r.put(ctx, key, data)
+		if err == nil {
+			r.record(name, data)
+			return nil
+		}
+		if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+			if a, aerr := r.store.Bucket.Attributes(ctx, key); aerr == nil && a.Size == int64(len(data)) {
+				r.record(name, data)
+				return nil
+			}
+			return fmt.Errorf("store %s: object exists with other content: %w", name, err)
+		}
+		if permanent(err) {
+			return fmt.Errorf("store %s: %w", name, err)
+		}
+		r.retries.Add(1)
+		if !sleepCtx(ctx, backoff(attempt)) {
+			return fmt.Errorf("store %s: gave up: %w", name, err)
+		}
+	}
+}
+
+// record remembers a stored object for the manifest.
+func (r *Run) record(name string, data []byte) {
+	sum := sha256.Sum256(data)
+	r.mu.Lock()
+	r.objects[name] = Object{Name: name, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
+	r.mu.Unlock()
+}
+
+// forget drops an object from the manifest list (after it was deleted).
+func (r *Run) forget(name string) {
+	r.mu.Lock()
+	delete(r.objects, name)
+	r.mu.Unlock()
+}
+
+// Objects returns the run's stored objects, sorted by name.
+func (r *Run) Objects() []Object {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Object, 0, len(r.objects))
+	for _, o := range r.objects {
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Retries returns how many storage operations were retried.
+func (r *Run) Retries() int64 { return r.retries.Load() }
+
+// CheckWritable writes and deletes a probe object, so that a read-only or
+// unreachable store is a clear error before any request is sent.
+func (r *Run) CheckWritable(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	key := r.Key(".write-probe")
+	if err := r.writeObject(ctx, key, []byte("probe\n")); err != nil {
+		return fmt.Errorf("cannot write to the artifact store %s: %w", r.store.Location, err)
+	}
+	if err := r.store.Bucket.Delete(ctx, key); err != nil {
+		return fmt.Errorf("cannot delete from the artifact store %s: %w", r.store.Location, err)
+	}
+	return nil
+}
+
+// Compose concatenates the objects parts (in order) into the object name,
+// streaming, then deletes the parts. It is how segmented records become
+// the single profile_export.jsonl AIPerf users expect. Transient failures
+// are retried with backoff until ctx ends.
+func (r *Run) Compose(ctx context.Context, name string, parts []string) error {
+	for attempt := 0; ; attempt++ {
+		obj, err := r.composeOnce(ctx, name, parts)
+		if err == nil {
+			r.mu.Lock()
+			r.objects[name] = obj
+			r.mu.Unlock()
+			break
+		}
+		if permanent(err) {
+			return fmt.Errorf("compose %s: %w", name, err)
+		}
+		r.retries.Add(1)
+		if !sleepCtx(ctx, backoff(attempt)) {
+			return fmt.Errorf("compose %s: gave up: %w", name, err)
+		}
+	}
+	for _, p := range parts {
+		if err := r.store.Bucket.Delete(ctx, r.Key(p)); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			return fmt.Errorf("compose %s: delete %s: %w", name, p, err)
+		}
+		r.forget(p)
+	}
+	return nil
+}
+
+// composeOnce streams the parts into one new object.
+func (r *Run) composeOnce(ctx context.Context, name string, parts []string) (Object, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel() // aborts an unfinished write
+	w, err := r.store.Bucket.NewWriter(wctx, r.Key(name), &blob.WriterOptions{IfNotExist: true, ContentType: contentType(name)})
+	if err != nil {
+		return Object{}, err
+	}
+	h := sha256.New()
+	var size int64
+	for _, p := range parts {
+		rd, err := r.store.Bucket.NewReader(ctx, r.Key(p), nil)
+		if err != nil {
+			return Object{}, err
+		}
+		n, err := io.Copy(io.MultiWriter(w, h), rd)
+		rd.Close()
+		size += n
+		if err != nil {
+			return Object{}, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return Object{}, err
+	}
+	return Object{Name: name, Size: size, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
