@@ -38,7 +38,7 @@ func WriteConsoleExport(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 // WriteConsole writes the console report printed at the end of a run:
 // WriteConsoleExport's tables and panels, an empty line, then "CLI Command:",
 // "Benchmark Duration: X.XX sec", "CSV Export:", "JSON Export:" and
-// "Log File:" lines (each only when known), a notice when the run was
+// "Log File:" lines (each only when known), info.Notes, a notice when the run was
 // cancelled, and an empty line.
 func WriteConsole(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 	if info == nil {
@@ -67,6 +67,9 @@ func WriteConsole(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 		if f.path != "" {
 			sb.WriteString(f.name + ": " + f.path + "\n")
 		}
+	}
+	for _, n := range info.Notes {
+		sb.WriteString(n + "\n")
 	}
 	if info.WasCancelled {
 		sb.WriteString("The profile run was cancelled early. Results shown may be incomplete or inaccurate.\n")

@@ -51,6 +51,9 @@ type RunInfo struct {
 	// CSVPath, JSONPath and LogPath are printed under the console report, as
 	// "CSV Export: ...", "JSON Export: ..." and "Log File: ...", when non-empty.
 	CSVPath, JSONPath, LogPath string
+	// Notes are extra lines printed under the export paths (where the run
+	// is stored, how record delivery went).
+	Notes []string
 	// UsageDiffThresholdPct is the usage discrepancy threshold shown in the
 	// Token Count Discrepancy Warning; 0 means AIPerf's default, 10.
 	UsageDiffThresholdPct float64

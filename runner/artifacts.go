@@ -2,10 +2,12 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,30 +17,42 @@ import (
 	"github.com/aiperf-go/aiperf/export"
 	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/record"
+	"github.com/aiperf-go/aiperf/sink"
 )
 
-// Artifacts are the paths of the files a run wrote ("" when not written).
+// Artifacts are where a run's files ended up ("" when not written): local
+// paths for a directory destination, store locations otherwise.
 type Artifacts struct {
 	Records, Raw, JSON, CSV, Inputs, Log string
+	// RunID and Location identify the run in its store.
+	RunID, Location string
 }
 
-// artifacts owns the artifact files of one run.
-type artifacts struct {
-	dir     string
-	paths   Artifacts
-	records *os.File
-	recBuf  *bufio.Writer
-	recW    *export.RecordWriter
-	raw     *os.File
-	rawBuf  *bufio.Writer
-	rawEnc  *json.Encoder
-	logFile *os.File
+// fileNames are the base names of a run's files.
+type fileNames struct {
+	records, raw, json, csv string
 }
 
-// ArtifactDir returns the directory a run writes to: --artifact-dir itself
-// when given, else AIPerf's default artifacts/<model>-openai-<type>-<stimulus>.
+const (
+	inputsName = "inputs.json"
+	logName    = "logs/aiperf.log"
+)
+
+// exportNames returns AIPerf's file names, or PREFIX.jsonl, PREFIX.json and
+// PREFIX.csv with --profile-export-prefix.
+func exportNames(prefix string) fileNames {
+	if prefix == "" {
+		return fileNames{"profile_export.jsonl", "profile_export_raw.jsonl", "profile_export_aiperf.json", "profile_export_aiperf.csv"}
+	}
+	prefix = strings.TrimSuffix(prefix, filepath.Ext(prefix))
+	return fileNames{prefix + ".jsonl", prefix + "_raw.jsonl", prefix + ".json", prefix + ".csv"}
+}
+
+// ArtifactDir returns the run's destination: --artifact-dir itself when
+// given (a directory or a store URL), else AIPerf's default directory
+// artifacts/<model>-openai-<type>-<stimulus>.
 func ArtifactDir(cfg *Config) string {
-	if cfg.ArtifactDirSet {
+	if cfg.ArtifactDirSet || sink.IsURL(cfg.ArtifactDir) {
 		return cfg.ArtifactDir
 	}
 	model := "model"
@@ -48,60 +62,86 @@ func ArtifactDir(cfg *Config) string {
 			model += "_multi"
 		}
 	}
-	name := fmt.Sprintf("%s-openai-%s-%s", model, cfg.EndpointType, cfg.Stimulus())
-	return filepath.Join(cfg.ArtifactDir, name)
+	return filepath.Join(cfg.ArtifactDir, fmt.Sprintf("%s-openai-%s-%s", model, cfg.EndpointType, cfg.Stimulus()))
 }
 
-// exportNames returns the base names of the record, summary JSON and CSV
-// files: AIPerf's defaults, or PREFIX.jsonl, PREFIX.json, PREFIX.csv.
-func exportNames(prefix string) (records, raw, json, csv string) {
-	if prefix == "" {
-		return "profile_export.jsonl", "profile_export_raw.jsonl", "profile_export_aiperf.json", "profile_export_aiperf.csv"
-	}
-	prefix = strings.TrimSuffix(prefix, filepath.Ext(prefix))
-	return prefix + ".jsonl", prefix + "_raw.jsonl", prefix + ".json", prefix + ".csv"
+// artifacts owns a run's storage: the store, the streamed record files and
+// the local spool and log.
+type artifacts struct {
+	cfg   *Config
+	store *sink.Store
+	run   *sink.Run
+	names fileNames
+	spool string
+
+	records, raw    *recordStream
+	rawEnc          *json.Encoder
+	recW            *export.RecordWriter
+	logFile         *os.File
+	inputsSHA256    string
+	undeliveredNote string
 }
 
-// openArtifacts creates the directory and opens the streaming record files.
-func openArtifacts(cfg *Config, clock *record.Clock) (*artifacts, error) {
-	dir := ArtifactDir(cfg)
-	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
-		return nil, fmt.Errorf("artifact dir: %w", err)
+// recordStream is a buffered writer over a sink stream of JSONL records.
+type recordStream struct {
+	name   string
+	stream *sink.Stream
+	buf    *bufio.Writer
+}
+
+// openArtifacts opens the destination, checks that it can be written (a
+// read-only or unreachable store fails here, before any request), and
+// starts the record streams.
+func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock) (*artifacts, error) {
+	store, err := sink.Open(ctx, ArtifactDir(cfg))
+	if err != nil {
+		return nil, err
 	}
-	recName, rawName, jsonName, csvName := exportNames(cfg.ProfileExportPrefix)
-	a := &artifacts{dir: dir, paths: Artifacts{
-		JSON:   filepath.Join(dir, jsonName),
-		CSV:    filepath.Join(dir, csvName),
-		Inputs: filepath.Join(dir, "inputs.json"),
-		Log:    filepath.Join(dir, "logs", "aiperf.log"),
-	}}
-	if cfg.ExportLevel != "summary" {
-		a.paths.Records = filepath.Join(dir, recName)
-		f, err := os.Create(a.paths.Records)
+	a := &artifacts{cfg: cfg, store: store, names: exportNames(cfg.ProfileExportPrefix)}
+	a.run = store.NewRun(sink.NewRunID(clock.Origin()))
+	if err := a.run.CheckWritable(ctx); err != nil {
+		store.Close()
+		return nil, err
+	}
+	spoolRoot := cfg.SpoolDir
+	if spoolRoot == "" {
+		spoolRoot = filepath.Join(os.TempDir(), "aiperf-spool")
+	}
+	a.spool = filepath.Join(spoolRoot, a.run.ID)
+	if err := os.MkdirAll(a.spool, 0o700); err != nil {
+		store.Close()
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	open := func(name, dir string) (*recordStream, error) {
+		st, err := a.run.NewStream(dir, sink.StreamOptions{Interval: cfg.SegmentInterval, Records: cfg.SegmentRecords, SpoolDir: a.spool})
 		if err != nil {
-			return nil, fmt.Errorf("records file: %w", err)
+			return nil, err
 		}
-		a.records, a.recBuf = f, bufio.NewWriterSize(f, 256<<10)
-		a.recW = export.NewRecordWriter(a.recBuf, clock)
+		return &recordStream{name: name, stream: st, buf: bufio.NewWriterSize(st, 64<<10)}, nil
+	}
+	if cfg.ExportLevel != "summary" {
+		if a.records, err = open(a.names.records, "records"); err != nil {
+			store.Close()
+			return nil, err
+		}
+		a.recW = export.NewRecordWriter(a.records.buf, clock)
 	}
 	if cfg.ExportLevel == "raw" {
-		a.paths.Raw = filepath.Join(dir, rawName)
-		f, err := os.Create(a.paths.Raw)
-		if err != nil {
-			a.closeFiles()
-			return nil, fmt.Errorf("raw records file: %w", err)
+		if a.raw, err = open(a.names.raw, "raw"); err != nil {
+			store.Close()
+			return nil, err
 		}
-		a.raw, a.rawBuf = f, bufio.NewWriterSize(f, 256<<10)
-		a.rawEnc = json.NewEncoder(a.rawBuf)
+		a.rawEnc = json.NewEncoder(a.raw.buf)
 		a.rawEnc.SetEscapeHTML(false)
 	}
 	return a, nil
 }
 
-// logHandler returns a handler writing the run's log to logs/aiperf.log.
-// Writes are unbuffered so a crash keeps the log.
+// logHandler returns a handler writing the run's log to a file in the
+// spool (uploaded as logs/aiperf.log at the end). Writes are unbuffered so
+// a crash keeps the log on local disk.
 func (a *artifacts) logHandler(level slog.Level) slog.Handler {
-	f, err := os.Create(a.paths.Log)
+	f, err := os.Create(filepath.Join(a.spool, "aiperf.log"))
 	if err != nil {
 		return slog.DiscardHandler
 	}
@@ -109,13 +149,19 @@ func (a *artifacts) logHandler(level slog.Level) slog.Handler {
 	return slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})
 }
 
-// writeInputs writes inputs.json: the exact payload of every dataset turn.
-func (a *artifacts) writeInputs(convs []dataset.Conversation, payloads [][]byte) error {
+// writeInputs stores inputs.json: the exact payload of every dataset turn.
+func (a *artifacts) writeInputs(ctx context.Context, convs []dataset.Conversation, payloads [][]byte) error {
 	sessions := make([]export.SessionPayloads, len(convs))
 	for i := range convs {
 		sessions[i] = export.SessionPayloads{SessionID: convs[i].SessionID, Payloads: []json.RawMessage{payloads[i]}}
 	}
-	return writeFile(a.paths.Inputs, func(w io.Writer) error { return export.WriteInputs(w, sessions) })
+	var buf bytes.Buffer
+	if err := export.WriteInputs(&buf, sessions); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	a.inputsSHA256 = hex.EncodeToString(sum[:])
+	return a.run.Put(ctx, inputsName, buf.Bytes())
 }
 
 // rawRecord is one line of profile_export_raw.jsonl.
@@ -134,7 +180,7 @@ type rawResponse struct {
 	Usage     *record.Usage `json:"usage,omitempty"`
 }
 
-// writeRecord appends one profiling record to the record files.
+// writeRecord appends one profiling record to the record streams.
 func (a *artifacts) writeRecord(rec *record.Record, vals []metrics.RecordValue) error {
 	if a.recW != nil {
 		if err := a.recW.Write(rec, vals); err != nil {
@@ -151,59 +197,4 @@ func (a *artifacts) writeRecord(rec *record.Record, vals []metrics.RecordValue) 
 		}
 	}
 	return nil
-}
-
-// finish flushes the record files, writes the summary JSON and CSV, and
-// prints the console report to stdout.
-func (a *artifacts) finish(s *metrics.Summary, info *export.RunInfo, stdout io.Writer) (Artifacts, error) {
-	err := a.closeFiles()
-	info.CSVPath, info.JSONPath, info.LogPath = a.paths.CSV, a.paths.JSON, a.paths.Log
-	err = errors.Join(err,
-		writeFile(a.paths.JSON, func(w io.Writer) error { return export.WriteSummaryJSON(w, s, info) }),
-		writeFile(a.paths.CSV, func(w io.Writer) error { return export.WriteSummaryCSV(w, s) }),
-	)
-	if stdout != nil {
-		err = errors.Join(err, export.WriteConsole(stdout, s, info))
-	}
-	return a.paths, err
-}
-
-// closeFiles flushes and closes the streaming files; it may be called twice.
-func (a *artifacts) closeFiles() error {
-	var err error
-	if a.records != nil {
-		err = errors.Join(a.recBuf.Flush(), a.records.Close())
-		a.records = nil
-	}
-	if a.raw != nil {
-		err = errors.Join(err, a.rawBuf.Flush(), a.raw.Close())
-		a.raw = nil
-	}
-	return err
-}
-
-// closeLog closes the log file; it may be called twice.
-func (a *artifacts) closeLog() {
-	if a.logFile != nil {
-		a.logFile.Close()
-		a.logFile = nil
-	}
-}
-
-// writeFile creates path and fills it with write, checking every step.
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(f)
-	if err := write(bw); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", filepath.Base(path), err)
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -54,6 +54,12 @@ type Config struct {
 	ProfileExportPrefix string
 	ExportLevel         string // summary | records | raw
 
+	// Storage of records while the run goes on (see docs/storage.md).
+	SegmentInterval time.Duration // seal a record segment this often
+	SegmentRecords  int           // ... or at this many records
+	SpoolDir        string        // local spill space when the store is slow or down
+	UploadGrace     time.Duration // how long to keep retrying uploads at the end
+
 	// UI.
 	UIType   string // none | simple | dashboard
 	LogLevel string
@@ -82,6 +88,9 @@ func Defaults() Config {
 		GracePeriod:            30 * time.Second,
 		ArtifactDir:            "artifacts",
 		ExportLevel:            "records",
+		SegmentInterval:        10 * time.Second,
+		SegmentRecords:         10000,
+		UploadGrace:            5 * time.Minute,
 		UIType:                 "",
 		LogLevel:               "INFO",
 	}

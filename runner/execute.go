@@ -9,6 +9,7 @@ import (
 	"github.com/aiperf-go/aiperf/endpoint"
 	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/record"
+	"github.com/aiperf-go/aiperf/sink"
 )
 
 // counters are the live numbers the progress display reads.
@@ -27,14 +28,14 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	if err != nil {
 		return nil, err
 	}
-	if err := arts.writeInputs(r.convs, r.payloads); err != nil {
+	if err := arts.writeInputs(ctx, r.convs, r.payloads); err != nil {
 		return nil, err
 	}
 
 	acc := metrics.NewAccumulator(r.mcfg)
 	var live counters
 	var sinkErr error
-	sink := func(p processed) {
+	consume := func(p processed) {
 		if cur, _ := live.phase.Load().(record.Phase); p.rec.Phase == cur {
 			if p.rec.Error != nil {
 				live.failed.Add(1)
@@ -51,12 +52,12 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	}
 	pipe := startPipeline(computeWorkers(), func(rec *record.Record) []metrics.RecordValue {
 		return metrics.Compute(r.mcfg, rec)
-	}, sink)
+	}, consume)
 
 	prog := newProgress(r.cfg, r.opts, &live, r.clock)
 	prog.start()
 
-	res := &Result{Dir: arts.dir}
+	res := &Result{}
 	runStart := r.clock.Now()
 	var late lateness
 	phases := make([]*phaseRun, len(specs))
@@ -93,7 +94,19 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 
 	r.logFinish(res, time.Duration(r.clock.Now()-runStart))
 	res.Summary = acc.Summary(r.clock)
-	res.Files, err = arts.finish(res.Summary, r.runInfo(ep, res.Summary, specs, interrupted), r.opts.Stdout)
+	status := sink.StatusComplete
+	switch {
+	case interrupted:
+		status = sink.StatusInterrupted
+	case res.Summary.Valid == 0 && res.Summary.Failed > 0:
+		status = sink.StatusFailed
+	}
+	manifest := &sink.Manifest{
+		Status: status, Start: r.clock.Origin(),
+		Tool:   sink.Tool{Name: "aiperf-go", Version: r.opts.Version, Commit: r.opts.Commit},
+		Config: r.buildInputConfig(specs),
+	}
+	res.Files, err = arts.finish(ctx, res.Summary, r.runInfo(ep, res.Summary, specs, interrupted), r.opts.Stdout, manifest)
 	if err != nil {
 		return res, err
 	}

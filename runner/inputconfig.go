@@ -68,6 +68,9 @@ type artifactsConfig struct {
 	ExportLevel string `json:"export_level"`
 	Prefix      string `json:"prefix,omitempty"`
 	CLICommand  string `json:"cli_command"`
+
+	SegmentIntervalSeconds float64 `json:"segment_interval"`
+	SegmentRecords         int     `json:"segment_records"`
 }
 
 // buildInputConfig describes the effective, redacted configuration.
@@ -80,7 +83,8 @@ func (r *run) buildInputConfig(specs []*phaseSpec) *inputConfig {
 			TimeoutSeconds: c.RequestTimeout.Seconds(), APIKey: c.APIKey, Headers: c.Headers, ExtraInputs: c.ExtraInputs,
 			UseLegacyMaxTokens: c.UseLegacyMaxTokens, UseServerTokenCount: c.UseServerTokenCount,
 		},
-		Artifacts:  artifactsConfig{Dir: ArtifactDir(&c), ExportLevel: c.ExportLevel, Prefix: c.ProfileExportPrefix, CLICommand: c.CLICommand},
+		Artifacts: artifactsConfig{Dir: ArtifactDir(&c), ExportLevel: c.ExportLevel, Prefix: c.ProfileExportPrefix, CLICommand: c.CLICommand,
+			SegmentIntervalSeconds: c.SegmentInterval.Seconds(), SegmentRecords: c.SegmentRecords},
 		Tokenizer:  map[string]string{"name": "builtin"},
 		Goodput:    c.Goodput,
 		Runtime:    map[string]string{"ui": r.uiType()},

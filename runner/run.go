@@ -51,8 +51,7 @@ type Options struct {
 // Result is what a finished run produced.
 type Result struct {
 	Summary *metrics.Summary
-	// Dir is the artifact directory; Files are the paths written.
-	Dir   string
+	// Files are where the run's files were stored.
 	Files Artifacts
 	// Backpressure counts sends that waited for the record queue.
 	Backpressure int64
@@ -111,12 +110,11 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	}
 
 	r := &run{cfg: cfg, opts: opts, clock: record.NewClock()}
-	arts, err := openArtifacts(cfg, r.clock)
+	arts, err := openArtifacts(ctx, cfg, r.clock)
 	if err != nil {
 		return nil, err
 	}
-	defer arts.closeFiles()
-	defer arts.closeLog()
+	defer arts.close()
 	r.log = slog.New(slog.NewMultiHandler(log.Handler(), arts.logHandler(LogLevel(cfg.LogLevel))))
 	tok, err := resolveTokenizer(cfg, r.log)
 	if err != nil {
@@ -155,7 +153,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		UseServerTokenCount: cfg.UseServerTokenCount,
 		Goodput:             goodput,
 	}
-	r.log.Info("benchmark starting", "url", target, "model", cfg.Models, "mode", cfg.Mode(), "artifact_dir", arts.dir)
+	r.log.Info("benchmark starting", "url", target, "model", cfg.Models, "mode", cfg.Mode(), "run_id", arts.run.ID, "store", arts.run.Location())
 	return r.execute(ctx, ep, arts)
 }
 

@@ -120,6 +120,15 @@ func (c *Config) Validate() error {
 	}
 
 	oneOf("--export-level", c.ExportLevel, exportLevels)
+	if c.SegmentInterval <= 0 {
+		add("--segment-interval must be > 0 seconds")
+	}
+	if c.SegmentRecords < 1 {
+		add("--segment-records must be >= 1 (got %d)", c.SegmentRecords)
+	}
+	if c.ArtifactDir == "" {
+		add("--artifact-dir is empty: give a directory or a store URL such as s3://bucket/prefix")
+	}
 	if c.UIType != "" {
 		oneOf("--ui-type", c.UIType, uiTypes)
 	}

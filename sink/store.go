@@ -4,7 +4,8 @@
 // as immutable segments while the run goes on, and a manifest written last.
 // The layout is documented in docs/storage.md.
 //
-// Drivers are not imported here: a binary that opens s3:// URLs blank-imports
+// Plain paths are opened with fileblob directly; drivers for URLs are not
+// imported here: a binary that opens s3:// URLs blank-imports
 // gocloud.dev/blob/s3blob (see cmd/aiperf).
 package sink
 
@@ -17,6 +18,7 @@ import (
 	"strings"
 
 	"gocloud.dev/blob"
+	"gocloud.dev/blob/fileblob"
 )
 
 // Store is a destination for runs: a bucket, possibly narrowed to a prefix.
@@ -49,8 +51,7 @@ func Open(ctx context.Context, dest string) (*Store, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("artifact dir: %w", err)
 		}
-		u := url.URL{Scheme: "file", Path: filepath.ToSlash(dir), RawQuery: "metadata=skip&no_tmp_dir=true"}
-		b, err := blob.OpenBucket(ctx, u.String())
+		b, err := fileblob.OpenBucket(dir, &fileblob.Options{Metadata: fileblob.MetadataDontWrite, NoTempDir: true})
 		if err != nil {
 			return nil, fmt.Errorf("artifact dir %q: %w", dest, err)
 		}

@@ -12,8 +12,15 @@ import (
 	"syscall"
 
 	"github.com/peterbourgon/ff/v4"
+	// Blob store drivers for --artifact-dir URLs (the runner opens plain
+	// paths itself).
 	"github.com/peterbourgon/ff/v4/ffhelp"
 	"github.com/peterbourgon/ff/v4/ffyaml"
+	_ "gocloud.dev/blob/azureblob"
+	_ "gocloud.dev/blob/fileblob"
+	_ "gocloud.dev/blob/gcsblob"
+	_ "gocloud.dev/blob/memblob"
+	_ "gocloud.dev/blob/s3blob"
 )
 
 // Version information, injected with -ldflags -X.

@@ -91,9 +91,13 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 
 	good.add(0, "goodput", str(&cfg.Goodput), "SLOs as `tag:value ...`, e.g. 'time_to_first_token:250 inter_token_latency:10'")
 
-	out.add(0, "artifact-dir", str(&cfg.ArtifactDir), "`DIR` for the artifacts")
+	out.add(0, "artifact-dir", str(&cfg.ArtifactDir), "`DIR` or store URL for the artifacts (file://, s3://, gs://, azblob://, mem://)")
 	out.add(0, "profile-export-prefix", str(&cfg.ProfileExportPrefix), "rename the export files to `PREFIX`.csv, PREFIX.json, PREFIX.jsonl", "profile-export-file")
 	out.add(0, "export-level", str(&cfg.ExportLevel), "`LEVEL`: summary, records or raw")
+	out.add(0, "segment-interval", secondsValue{d: &cfg.SegmentInterval}, "store the records received so far at least every `SECONDS`")
+	out.add(0, "segment-records", integer(&cfg.SegmentRecords), "... or every `N` records")
+	out.add(0, "spool-dir", str(&cfg.SpoolDir), "local `DIR` for records the store has not taken yet (default: the system temp dir)")
+	out.add(0, "upload-grace-period", secondsValue{d: &cfg.UploadGrace}, "`SECONDS` to keep retrying uploads after the run before giving up")
 
 	ui.add(0, "ui-type", str(&cfg.UIType), "`TYPE`: none, simple or dashboard (default: simple on a terminal, else none)", "ui")
 	ui.add(0, "log-level", str(&cfg.LogLevel), "`LEVEL`: TRACE, DEBUG, INFO, NOTICE, WARNING, SUCCESS, ERROR or CRITICAL")

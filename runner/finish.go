@@ -1,0 +1,158 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/aiperf-go/aiperf/export"
+	"github.com/aiperf-go/aiperf/metrics"
+	"github.com/aiperf-go/aiperf/sink"
+)
+
+// finish delivers the streamed records and composes them into the AIPerf
+// files, stores the summary, prints the console report to stdout (always,
+// even when storage failed), stores the log, and writes the manifest last.
+// It keeps going after an interrupt: the results so far are still stored.
+func (a *artifacts) finish(ctx context.Context, s *metrics.Summary, info *export.RunInfo, stdout io.Writer, m *sink.Manifest) (Artifacts, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.UploadGrace)
+	defer cancel()
+	out := Artifacts{RunID: a.run.ID, Location: a.run.Location()}
+	var errs []error
+	var delivery []sink.StreamStats
+	for _, rs := range []*recordStream{a.records, a.raw} {
+		if rs == nil {
+			continue
+		}
+		if a.recW != nil && rs == a.records {
+			errs = append(errs, a.recW.Flush())
+		}
+		errs = append(errs, rs.buf.Flush())
+		segs, stats, err := rs.stream.Close(ctx)
+		delivery = append(delivery, stats)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		errs = append(errs, a.run.Compose(ctx, rs.name, segs))
+	}
+	if len(delivery) > 0 {
+		m.Storage.Records = delivery[0]
+	}
+	var js, csv bytes.Buffer
+	errs = append(errs, export.WriteSummaryJSON(&js, s, info), export.WriteSummaryCSV(&csv, s))
+	errs = append(errs, a.run.Put(ctx, a.names.json, js.Bytes()), a.run.Put(ctx, a.names.csv, csv.Bytes()))
+
+	out.JSON, out.CSV, out.Inputs, out.Log = a.where(a.names.json), a.where(a.names.csv), a.where(inputsName), a.where(logName)
+	if a.records != nil {
+		out.Records = a.where(a.names.records)
+	}
+	if a.raw != nil {
+		out.Raw = a.where(a.names.raw)
+	}
+	info.CSVPath, info.JSONPath, info.LogPath = out.CSV, out.JSON, out.Log
+	info.Notes = append(info.Notes, "Run: "+a.run.ID+" in "+a.run.Location())
+	if d := storageNote(a.run.Retries(), delivery); d != "" {
+		info.Notes = append(info.Notes, d)
+	}
+	if stdout != nil {
+		errs = append(errs, export.WriteConsole(stdout, s, info))
+	}
+
+	if a.logFile != nil {
+		logPath := a.logFile.Name()
+		a.logFile.Close()
+		a.logFile = nil
+		if data, err := os.ReadFile(logPath); err == nil {
+			errs = append(errs, a.run.Put(ctx, logName, data))
+		}
+	}
+	err := errors.Join(errs...)
+	if err != nil && m.Status == sink.StatusComplete {
+		m.Status, m.Reason = sink.StatusFailed, "storage: "+err.Error()
+	}
+	m.End = time.Now()
+	m.DatasetSHA256 = a.inputsSHA256
+	m.Tool.GoVersion = runtime.Version()
+	m.Host = sink.HostFacts()
+	if merr := a.run.WriteManifest(ctx, m); merr != nil {
+		err = errors.Join(err, merr)
+	}
+	if a.store.LocalDir != "" && err == nil {
+		err = a.linkLatest(out)
+	}
+	if err == nil {
+		_ = os.RemoveAll(a.spool)
+	}
+	return out, err
+}
+
+// where names a run file for the console: for a directory destination the
+// AIPerf-style path of the latest run (see linkLatest), else its location
+// in the store.
+func (a *artifacts) where(name string) string {
+	if a.store.LocalDir != "" {
+		return filepath.Join(a.store.LocalDir, filepath.FromSlash(name))
+	}
+	return a.store.Location + "/" + a.run.Key(name)
+}
+
+// linkLatest makes a directory destination look like AIPerf's: the latest
+// run's files also appear at the top of the directory (hard links, or
+// copies where links are impossible), while every run stays under runs/.
+func (a *artifacts) linkLatest(out Artifacts) error {
+	for _, name := range []string{a.names.records, a.names.raw, a.names.json, a.names.csv, inputsName, logName} {
+		src := filepath.Join(a.store.LocalDir, filepath.FromSlash(a.run.Key(name)))
+		if _, err := os.Stat(src); err != nil {
+			continue
+		}
+		dst := filepath.Join(a.store.LocalDir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		_ = os.Remove(dst)
+		if err := os.Link(src, dst); err != nil {
+			if err := copyFile(src, dst); err != nil {
+				return fmt.Errorf("latest %s: %w", name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o644)
+}
+
+// storageNote summarises record delivery when anything went other than
+// smoothly: retries, segments spilled to the spool, a full spool.
+func storageNote(retries int64, stats []sink.StreamStats) string {
+	var spilled, waits, depth int64
+	for _, s := range stats {
+		spilled += s.SpilledBytes
+		waits += s.SpoolWaits
+		depth = max(depth, s.MaxQueueDepth)
+	}
+	if retries == 0 && spilled == 0 && waits == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Storage: %d retries, %d bytes spilled to the local spool, %d waits for spool space, max upload queue %d", retries, spilled, waits, depth)
+}
+
+// close releases the store; safe to call after finish.
+func (a *artifacts) close() {
+	if a.logFile != nil {
+		a.logFile.Close()
+	}
+	a.store.Close()
+}
