@@ -181,6 +181,10 @@ func (s *Server) begin() bool {
 	return true
 }
 
+// Timelines returns every recorded timeline by X-Request-ID (empty unless
+// RecordTimelines is set).
+func (s *Server) Timelines() map[string]Timeline { return s.tl.all() }
+
 // record starts the timeline of r if timelines are recorded and r has an
 // X-Request-ID; otherwise it returns nil, which records nothing.
 func (s *Server) record(r *http.Request, arrival time.Time) *recorder {

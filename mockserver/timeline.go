@@ -148,3 +148,16 @@ func (r *recorder) add(kind EventKind, tokens int) {
 	r.t.Events = append(r.t.Events, Event{Kind: kind, Tokens: tokens, At: now})
 	r.ts.mu.Unlock()
 }
+
+// all returns deep copies of every timeline, by request ID.
+func (ts *timelines) all() map[string]Timeline {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	out := make(map[string]Timeline, len(ts.byID))
+	for id, t := range ts.byID {
+		c := *t
+		c.Events = slices.Clone(t.Events)
+		out[id] = c
+	}
+	return out
+}

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -82,11 +81,12 @@ type artifacts struct {
 	undeliveredNote string
 }
 
-// recordStream is a buffered writer over a sink stream of JSONL records.
+// recordStream is a sink stream of JSONL records and the name of the file
+// its segments compose into. Records are handed to the stream one by one, as
+// they are written, so that the interval bounds what a crash can lose.
 type recordStream struct {
 	name   string
 	stream *sink.Stream
-	buf    *bufio.Writer
 }
 
 // openArtifacts opens the destination, checks that it can be written (a
@@ -117,21 +117,21 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock) (*arti
 		if err != nil {
 			return nil, err
 		}
-		return &recordStream{name: name, stream: st, buf: bufio.NewWriterSize(st, 64<<10)}, nil
+		return &recordStream{name: name, stream: st}, nil
 	}
 	if cfg.ExportLevel != "summary" {
 		if a.records, err = open(a.names.records, "records"); err != nil {
 			store.Close()
 			return nil, err
 		}
-		a.recW = export.NewRecordWriter(a.records.buf, clock)
+		a.recW = export.NewRecordWriter(a.records.stream, clock)
 	}
 	if cfg.ExportLevel == "raw" {
 		if a.raw, err = open(a.names.raw, "raw"); err != nil {
 			store.Close()
 			return nil, err
 		}
-		a.rawEnc = json.NewEncoder(a.raw.buf)
+		a.rawEnc = json.NewEncoder(a.raw.stream)
 		a.rawEnc.SetEscapeHTML(false)
 	}
 	return a, nil
@@ -184,6 +184,9 @@ type rawResponse struct {
 func (a *artifacts) writeRecord(rec *record.Record, vals []metrics.RecordValue) error {
 	if a.recW != nil {
 		if err := a.recW.Write(rec, vals); err != nil {
+			return fmt.Errorf("write record: %w", err)
+		}
+		if err := a.recW.Flush(); err != nil {
 			return fmt.Errorf("write record: %w", err)
 		}
 	}

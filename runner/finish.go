@@ -30,10 +30,6 @@ func (a *artifacts) finish(ctx context.Context, s *metrics.Summary, info *export
 		if rs == nil {
 			continue
 		}
-		if a.recW != nil && rs == a.records {
-			errs = append(errs, a.recW.Flush())
-		}
-		errs = append(errs, rs.buf.Flush())
 		segs, stats, err := rs.stream.Close(ctx)
 		delivery = append(delivery, stats)
 		if err != nil {

@@ -20,11 +20,31 @@ import (
 // Go scheduler, as a real inference server does not.
 const mockEnv = "AIPERF_TEST_MOCK_CONFIG"
 
+// runEnv, when set, makes the test binary run one benchmark (configured by
+// the JSON of a Config) in its own process, so a test can kill it.
+const runEnv = "AIPERF_TEST_RUN_CONFIG"
+
 func TestMain(m *testing.M) {
 	if js := os.Getenv(mockEnv); js != "" {
 		os.Exit(serveMockProcess(js))
 	}
+	if js := os.Getenv(runEnv); js != "" {
+		os.Exit(runProcess(js))
+	}
 	os.Exit(m.Run())
+}
+
+func runProcess(js string) int {
+	var cfg Config
+	if err := json.Unmarshal([]byte(js), &cfg); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	if _, err := Run(context.Background(), &cfg, Options{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }
 
 func serveMockProcess(js string) int {

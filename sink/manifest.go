@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -89,11 +90,14 @@ func (r *Run) WriteManifest(ctx context.Context, m *Manifest) error {
 	m.RunID = r.ID
 	m.Storage.Retries = r.Retries()
 	m.Objects = r.Objects()
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep "<redacted>" readable
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
 		return fmt.Errorf("manifest: %w", err)
 	}
-	return r.Put(ctx, ManifestName, append(data, '\n'))
+	return r.Put(ctx, ManifestName, buf.Bytes())
 }
 
 // RunSummary is what a reader finds about one run in a store.
