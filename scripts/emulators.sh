@@ -17,6 +17,9 @@
 # with flock, so concurrent callers neither install nor start anything twice.
 # Needs: go (module proxy), node + npm (registry), flock. No curl, no Docker.
 # Timeouts: AIPERF_EMULATORS_TIMEOUT (seconds to become ready, default 60).
+# All three honour WriterOptions.IfNotExist (412/409 -> gcerrors.FailedPrecondition), but
+# gocloud v0.47.0 azureblob panics (nil *io.PipeReader in writer.Close) when a write made
+# through Writer.Write fails; Bucket.Upload takes the pipe-less path and returns the error.
 set -euo pipefail
 
 readonly MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c # what @latest resolved to; no semver tags
@@ -55,6 +58,7 @@ go_install() {
 	(
 		flock 9
 		[[ -x $bin ]] && exit 0
+		rm -rf "$CACHE/.tmp-$name".* # left by an install that was killed
 		local t0 tmp
 		t0=$(now)
 		tmp=$(mktemp -d "$CACHE/.tmp-$name.XXXXXX")
@@ -77,6 +81,7 @@ install_azurite() {
 	(
 		flock 9
 		[[ -x $AZURITE_BIN ]] && exit 0
+		rm -rf "$CACHE/.tmp-azurite".*
 		local t0 tmp
 		t0=$(now)
 		tmp=$(mktemp -d "$CACHE/.tmp-azurite.XXXXXX")
@@ -170,6 +175,7 @@ fail_start() {
 	local name=$1
 	log "error: $name $2; last lines of $RUN/$name.log:"
 	tail -n 25 "$RUN/$name.log" >&2 || true
+	[[ -s $RUN/$name.log ]] || log "($name.log is empty)"
 	terminate "$name" 2>/dev/null || true
 	exit 1
 }
@@ -189,6 +195,7 @@ start_one() {
 		local port t0
 		port=$(port_var "$name")
 		port_open "$port" && die "$name: port $port is already in use by another process"
+		terminate "$name" # clears a dead server's PID file and data dir
 		t0=$(now)
 		"start_$name"
 		log "started $name on 127.0.0.1:$port (pid $(<"$RUN/$name.pid")) in $(since "$t0")"
@@ -229,7 +236,7 @@ start_azurite() {
 	local data
 	data=$(mktemp -d "$RUN/azurite-data.XXXXXX")
 	launch azurite "$data" "$AZURITE_BIN" --blobHost 127.0.0.1 --blobPort "$AZURITE_PORT" \
-		--location "$data" --skipApiVersionCheck --loose
+		--location "$data" --skipApiVersionCheck --loose --disableTelemetry
 	# Any HTTP answer means it listens; the container does not exist yet.
 	wait_ready azurite "$AZURITE_PORT" "/$AZ_ACCOUNT?comp=list" '[0-9]{3}'
 	azure_create_container || fail_start azurite "could not create container $BUCKET"
@@ -239,9 +246,9 @@ start_azurite() {
 # Azurite ships no Azure SDK, so node signs the request by hand. 201 and 409 both succeed.
 azure_create_container() {
 	# shellcheck disable=SC2016 # the single-quoted program is JavaScript, not shell
-	AZ_PORT=$AZURITE_PORT AZ_ACCOUNT=$AZ_ACCOUNT AZ_KEY=$AZ_KEY AZ_CONTAINER=$BUCKET node -e '
+	node -e '
 const crypto = require("crypto"), http = require("http");
-const { AZ_PORT: port, AZ_ACCOUNT: account, AZ_KEY: key, AZ_CONTAINER: container } = process.env;
+const [port, account, key, container] = process.argv.slice(1);
 const path = `/${account}/${container}`, date = new Date().toUTCString(), version = "2021-12-02";
 // VERB, 11 empty standard headers (Content-Length is empty when zero), x-ms-* headers, resource.
 const toSign = ["PUT", ...Array(11).fill(""), `x-ms-date:${date}`, `x-ms-version:${version}`,
@@ -257,7 +264,7 @@ const req = http.request({ host: "127.0.0.1", port: +port, method: "PUT", path: 
   });
 });
 req.on("error", (e) => { console.error(`PUT container: ${e.message}`); process.exit(1); });
-req.end();'
+req.end();' "$AZURITE_PORT" "$AZ_ACCOUNT" "$AZ_KEY" "$BUCKET"
 }
 
 # --- stop, status, env -----------------------------------------------------------------
@@ -364,7 +371,10 @@ main() {
 		install_many "${list[@]}"
 		for n in "${list[@]}"; do start_one "$n"; done
 		;;
-	stop) for n in "${list[@]}"; do stop_one "$n"; done ;;
+	stop) # in parallel: each server takes ~2 s to shut down
+		for n in "${list[@]}"; do stop_one "$n" & done
+		wait
+		;;
 	status) for n in "${list[@]}"; do status_one "$n"; done ;;
 	env) for n in "${list[@]}"; do env_one "$n"; done ;;
 	-h | --help | help) usage ;;

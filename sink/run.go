@@ -1,11 +1,13 @@
 package sink
 
 import (
+	"bytes"
 	"context"
 	"crypto/md5"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -71,23 +73,16 @@ func (r *Run) Location() string {
 }
 
 // writeObject writes data to key with create-only semantics: the write
-// commits only if no object of that name exists, and only when Close
-// returns nil.
+// commits only if no object of that name exists. Writes go through
+// Bucket.Upload, not Writer.Write: gocloud v0.47's azblob driver panics in
+// Writer.Close when the upload failed (e.g. the object exists).
 func (r *Run) writeObject(ctx context.Context, key string, data []byte) error {
 	sum := md5.Sum(data)
-	w, err := r.store.Bucket.NewWriter(ctx, key, &blob.WriterOptions{
+	return r.store.Bucket.Upload(ctx, key, bytes.NewReader(data), &blob.WriterOptions{
 		IfNotExist:  true,
 		ContentMD5:  sum[:],
 		ContentType: contentType(key),
 	})
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(data); err != nil {
-		_ = w.Close()
-		return err
-	}
-	return w.Close()
 }
 
 func contentType(key string) string {
@@ -208,28 +203,70 @@ func (r *Run) Compose(ctx context.Context, name string, parts []string) error {
 
 // composeOnce streams the parts into one new object.
 func (r *Run) composeOnce(ctx context.Context, name string, parts []string) (Object, error) {
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel() // aborts an unfinished write
-	w, err := r.store.Bucket.NewWriter(wctx, r.Key(name), &blob.WriterOptions{IfNotExist: true, ContentType: contentType(name)})
+	cat := &concatReader{ctx: ctx, bucket: r.store.Bucket, keys: make([]string, len(parts))}
+	for i, p := range parts {
+		cat.keys[i] = r.Key(p)
+	}
+	defer cat.Close()
+	h := sha256.New()
+	counted := &countingReader{r: io.TeeReader(cat, h)}
+	err := r.store.Bucket.Upload(ctx, r.Key(name), counted, &blob.WriterOptions{IfNotExist: true, ContentType: contentType(name)})
 	if err != nil {
 		return Object{}, err
 	}
-	h := sha256.New()
-	var size int64
-	for _, p := range parts {
-		rd, err := r.store.Bucket.NewReader(ctx, r.Key(p), nil)
-		if err != nil {
-			return Object{}, err
+	return Object{Name: name, Size: counted.n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// concatReader reads the objects keys one after another, opening each only
+// when the previous one is exhausted.
+type concatReader struct {
+	ctx    context.Context
+	bucket *blob.Bucket
+	keys   []string
+	cur    *blob.Reader
+}
+
+func (c *concatReader) Read(p []byte) (int, error) {
+	for {
+		if c.cur == nil {
+			if len(c.keys) == 0 {
+				return 0, io.EOF
+			}
+			rd, err := c.bucket.NewReader(c.ctx, c.keys[0], nil)
+			if err != nil {
+				return 0, err
+			}
+			c.cur, c.keys = rd, c.keys[1:]
 		}
-		n, err := io.Copy(io.MultiWriter(w, h), rd)
-		rd.Close()
-		size += n
-		if err != nil {
-			return Object{}, err
+		n, err := c.cur.Read(p)
+		if errors.Is(err, io.EOF) {
+			c.cur.Close()
+			c.cur = nil
+			if n > 0 {
+				return n, nil
+			}
+			continue
 		}
+		return n, err
 	}
-	if err := w.Close(); err != nil {
-		return Object{}, err
+}
+
+// Close releases the object being read, if any.
+func (c *concatReader) Close() error {
+	if c.cur != nil {
+		return c.cur.Close()
 	}
-	return Object{Name: name, Size: size, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	return nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
