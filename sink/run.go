@@ -3,7 +3,6 @@ package sink
 import (
 	"bytes"
 	"context"
-	"crypto/md5"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -74,13 +73,12 @@ func (r *Run) Location() string {
 
 // writeObject writes data to key with create-only semantics: the write
 // commits only if no object of that name exists. Writes go through
-// Bucket.Upload, not Writer.Write: gocloud v0.47's azblob driver panics in
-// Writer.Close when the upload failed (e.g. the object exists).
+// Bucket.Upload without ContentMD5 (which would divert it to Writer.Write):
+// gocloud v0.47's azblob driver panics in Writer.Close when the upload
+// failed (e.g. the object exists). The manifest's SHA-256 covers integrity.
 func (r *Run) writeObject(ctx context.Context, key string, data []byte) error {
-	sum := md5.Sum(data)
 	return r.store.Bucket.Upload(ctx, key, bytes.NewReader(data), &blob.WriterOptions{
 		IfNotExist:  true,
-		ContentMD5:  sum[:],
 		ContentType: contentType(key),
 	})
 }

@@ -1,0 +1,55 @@
+//go:build integration
+
+package sink
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"strings"
+	"testing"
+
+	_ "gocloud.dev/blob/azureblob"
+	_ "gocloud.dev/blob/gcsblob"
+	_ "gocloud.dev/blob/s3blob"
+)
+
+// storeFromEnv opens the store named by env (set by scripts/emulators.sh),
+// narrowed to a fresh prefix so that tests never see each other's runs. It
+// skips when the variable is unset, unless AIPERF_TEST_REQUIRE_STORES is set
+// (as `make test` does), where a missing server is a failure.
+func storeFromEnv(t *testing.T, env string) *Store {
+	t.Helper()
+	base := os.Getenv(env)
+	if base == "" {
+		if os.Getenv("AIPERF_TEST_REQUIRE_STORES") != "" {
+			t.Fatalf("%s is not set: start the servers with scripts/emulators.sh", env)
+		}
+		t.Skipf("%s not set", env)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	s, err := Open(context.Background(), base+sep+"prefix=conformance-"+hex.EncodeToString(b[:])+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestConformanceS3(t *testing.T) {
+	runConformance(t, func(t *testing.T) *Store { return storeFromEnv(t, "AIPERF_TEST_S3_URL") })
+}
+
+func TestConformanceGCS(t *testing.T) {
+	runConformance(t, func(t *testing.T) *Store { return storeFromEnv(t, "AIPERF_TEST_GCS_URL") })
+}
+
+func TestConformanceAzure(t *testing.T) {
+	runConformance(t, func(t *testing.T) *Store { return storeFromEnv(t, "AIPERF_TEST_AZURE_URL") })
+}
