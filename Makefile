@@ -8,7 +8,7 @@ CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/aiperf-go
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(CACHE)/bin/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: all build demo test unit race timing lint bench clean
+.PHONY: all build demo test unit race timing integration lint bench clean
 
 all: build
 
@@ -18,7 +18,7 @@ build: ## build bin/aiperf (static, no cgo)
 demo: build ## start the mock server, run a real benchmark, show the results
 	./scripts/demo.sh
 
-test: lint race timing ## every test: vet, staticcheck, gofmt, go test -race, timing
+test: lint race timing integration ## every test: vet, staticcheck, gofmt, -race, timing, real blob stores
 
 unit: ## fast unit tests (no race detector)
 	$(GO) test ./...
@@ -28,6 +28,16 @@ race:
 
 timing: ## timing-accuracy tests, which the race detector's overhead would distort
 	$(GO) test -count=1 -run 'Timing' ./...
+
+# The blob-store conformance suite and fault tests against real servers
+# (MinIO, fake-gcs-server, Azurite), installed and cached by
+# scripts/emulators.sh, started here and always stopped.
+integration:
+	./scripts/emulators.sh install all
+	./scripts/emulators.sh start all
+	@set -a; eval "$$(./scripts/emulators.sh env)"; set +a; \
+	AIPERF_TEST_REQUIRE_STORES=1 $(GO) test -count=1 -tags integration -run 'Conformance|MinIO' ./sink/ ./runner/; \
+	rc=$$?; ./scripts/emulators.sh stop all; exit $$rc
 
 $(STATICCHECK):
 	@mkdir -p $(CACHE)/bin
