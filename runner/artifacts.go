@@ -73,12 +73,11 @@ type artifacts struct {
 	names fileNames
 	spool string
 
-	records, raw    *recordStream
-	rawEnc          *json.Encoder
-	recW            *export.RecordWriter
-	logFile         *os.File
-	inputsSHA256    string
-	undeliveredNote string
+	records, raw *recordStream
+	rawEnc       *json.Encoder
+	recW         *export.RecordWriter
+	logFile      *os.File
+	inputsSHA256 string
 }
 
 // recordStream is a sink stream of JSONL records and the name of the file
