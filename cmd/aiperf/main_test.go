@@ -1,6 +1,10 @@
 package main
 
 import (
+	"os"
+	"regexp"
+	"path/filepath"
+
 	"bytes"
 	"context"
 	"net/http"
@@ -8,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/aiperf-go/aiperf/mockserver"
 )
 
 // runCLI runs the CLI in-process and returns its exit code and output.
@@ -124,5 +130,41 @@ func TestUnreachableServerExitsOne(t *testing.T) {
 	code, _, stderr := runCLI(t, "profile", "-m", "mock-model", "--url", url, "--ui-type", "none", "--artifact-dir", t.TempDir())
 	if code != exitFailed || !strings.Contains(stderr, "cannot reach the server") {
 		t.Fatalf("code %d stderr %s", code, stderr)
+	}
+}
+
+// TestEnvironmentOnlyRun configures a whole benchmark from AIPERF_*
+// variables, as a container job does, and stores it through a store URL.
+func TestEnvironmentOnlyRun(t *testing.T) {
+	srv, err := mockserver.New(mockserver.Config{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	dir := t.TempDir()
+	for k, v := range map[string]string{
+		"AIPERF_MODEL": "mock-model", "AIPERF_URL": srv.URL(), "AIPERF_STREAMING": "true",
+		"AIPERF_CONCURRENCY": "2", "AIPERF_REQUEST_COUNT": "6", "AIPERF_UI_TYPE": "none",
+		"AIPERF_ARTIFACT_DIR": "file://" + dir, "AIPERF_API_KEY": "sk-env-secret",
+	} {
+		t.Setenv(k, v)
+	}
+	code, stdout, stderr := runCLI(t, "profile")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !regexp.MustCompile(`Request Count \(requests\) │ +6\.00 `).MatchString(stdout) {
+		t.Fatalf("stdout:\n%s", stdout)
+	}
+	manifests, _ := filepath.Glob(filepath.Join(dir, "runs", "*", "manifest.json"))
+	if len(manifests) != 1 {
+		t.Fatalf("manifests %v", manifests)
+	}
+	b, _ := os.ReadFile(manifests[0])
+	if strings.Contains(string(b), "sk-env-secret") || !strings.Contains(string(b), `"status": "complete"`) {
+		t.Fatalf("manifest:\n%s", b)
 	}
 }
