@@ -28,7 +28,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	if err != nil {
 		return nil, err
 	}
-	if err := arts.writeInputs(ctx, r.convs, r.payloads); err != nil {
+	if err := arts.writeInputs(ctx, r.convs, r.storedPayloads); err != nil {
 		return nil, err
 	}
 

@@ -130,19 +130,21 @@ func copyFile(src, dst string) error {
 	return os.WriteFile(dst, data, 0o644)
 }
 
-// storageNote summarises record delivery when anything went other than
-// smoothly: retries, segments spilled to the spool, a full spool.
+// storageNote summarises record delivery: segments, retries, bytes spilled
+// to the local spool, waits for spool space, and the deepest upload queue.
 func storageNote(retries int64, stats []sink.StreamStats) string {
-	var spilled, waits, depth int64
+	if len(stats) == 0 {
+		return ""
+	}
+	var segments, spilled, waits, depth int64
 	for _, s := range stats {
+		segments += s.Segments
 		spilled += s.SpilledBytes
 		waits += s.SpoolWaits
 		depth = max(depth, s.MaxQueueDepth)
 	}
-	if retries == 0 && spilled == 0 && waits == 0 {
-		return ""
-	}
-	return fmt.Sprintf("Storage: %d retries, %d bytes spilled to the local spool, %d waits for spool space, max upload queue %d", retries, spilled, waits, depth)
+	return fmt.Sprintf("Record storage: %d segments, %d retries, %d bytes spilled to the local spool, %d waits for spool space, max upload queue %d",
+		segments, retries, spilled, waits, depth)
 }
 
 // close releases the store; safe to call after finish.

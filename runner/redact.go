@@ -1,8 +1,13 @@
 package runner
 
 import (
+	"encoding/json"
+	"slices"
+
 	"regexp"
 	"strings"
+
+	"github.com/aiperf-go/aiperf/endpoint"
 )
 
 // Redacted replaces every secret value in stored configuration and logs.
@@ -109,4 +114,20 @@ func ShellQuote(args []string) string {
 		b.WriteByte('\'')
 	}
 	return b.String()
+}
+
+// redactFields returns extra body fields with the values of secret-named
+// ones replaced by Redacted, and whether any was; the same slice when none.
+func redactFields(fields []endpoint.Field) ([]endpoint.Field, bool) {
+	out := fields
+	for i, f := range fields {
+		if !IsSecretName(f.Key) {
+			continue
+		}
+		if &out[0] == &fields[0] {
+			out = slices.Clone(fields)
+		}
+		out[i].Value = json.RawMessage(`"` + Redacted + `"`)
+	}
+	return out, len(out) > 0 && &out[0] != &fields[0]
 }

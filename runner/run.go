@@ -70,10 +70,13 @@ type run struct {
 	sender   *sender
 	convs    []dataset.Conversation
 	payloads [][]byte
-	sampler  dataset.Sampler
-	sampleMu sync.Mutex // guards sampler, shared by overlapping phases
-	seed     uint64
-	mcfg     *metrics.Config
+	// storedPayloads are the payloads as inputs.json stores them: secret
+	// extra inputs redacted (the same slice as payloads when none is).
+	storedPayloads [][]byte
+	sampler        dataset.Sampler
+	sampleMu       sync.Mutex // guards sampler, shared by overlapping phases
+	seed           uint64
+	mcfg           *metrics.Config
 }
 
 // Run executes the benchmark described by cfg (already validated) and writes
@@ -210,11 +213,23 @@ func (r *run) buildDataset(ctx context.Context, ep *endpoint.Endpoint, tok token
 		return fmt.Errorf("extra inputs: %w", err)
 	}
 	opts := &endpoint.Options{Streaming: r.cfg.Streaming, LegacyMaxTokens: r.cfg.UseLegacyMaxTokens, Extra: extra}
+	stored := *opts
+	var secret bool
+	stored.Extra, secret = redactFields(extra)
 	r.convs = convs
 	r.payloads = make([][]byte, len(convs))
+	r.storedPayloads = r.payloads
+	if secret {
+		r.storedPayloads = make([][]byte, len(convs))
+	}
 	for i := range convs {
 		if r.payloads[i], err = ep.Payload(&convs[i].Turns[0], opts); err != nil {
 			return fmt.Errorf("payload for %s: %w", convs[i].SessionID, err)
+		}
+		if secret {
+			if r.storedPayloads[i], err = ep.Payload(&convs[i].Turns[0], &stored); err != nil {
+				return fmt.Errorf("payload for %s: %w", convs[i].SessionID, err)
+			}
 		}
 	}
 	r.sampler, err = dataset.NewSampler("shuffle", len(convs), r.seed^0x5eed)

@@ -190,7 +190,7 @@ func TestSecretsNeverStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{key, hdr} {
+	for _, s := range []string{key, hdr, extra} {
 		if strings.Contains(all, s) {
 			t.Errorf("secret %q reached an artifact or the log", s)
 		}

@@ -19,7 +19,10 @@ import (
 // narrowed to a fresh prefix so that tests never see each other's runs. It
 // skips when the variable is unset, unless AIPERF_TEST_REQUIRE_STORES is set
 // (as `make test` does), where a missing server is a failure.
-func storeFromEnv(t *testing.T, env string) *Store {
+func storeFromEnv(t *testing.T, env string) *Store { return storeFromEnvTB(t, env) }
+
+// storeFromEnvTB is storeFromEnv for tests and benchmarks.
+func storeFromEnvTB(t testing.TB, env string) *Store {
 	t.Helper()
 	base := os.Getenv(env)
 	if base == "" {
@@ -53,3 +56,7 @@ func TestConformanceGCS(t *testing.T) {
 func TestConformanceAzure(t *testing.T) {
 	runConformance(t, func(t *testing.T) *Store { return storeFromEnv(t, "AIPERF_TEST_AZURE_URL") })
 }
+
+func BenchmarkStreamS3(b *testing.B)    { benchStream(b, storeFromEnvTB(b, "AIPERF_TEST_S3_URL")) }
+func BenchmarkStreamGCS(b *testing.B)   { benchStream(b, storeFromEnvTB(b, "AIPERF_TEST_GCS_URL")) }
+func BenchmarkStreamAzure(b *testing.B) { benchStream(b, storeFromEnvTB(b, "AIPERF_TEST_AZURE_URL")) }

@@ -26,7 +26,7 @@ const RunsPrefix = "runs/"
 type Object struct {
 	Name   string `json:"name"`
 	Size   int64  `json:"size"`
-	SHA256 string `json:"sha256"`
+	SHA256 string `json:"sha256,omitempty"` // not computed for record segments
 }
 
 // Run is one run's prefix in a store: runs/<id>/. Its methods are safe for
@@ -100,16 +100,23 @@ func contentType(key string) string {
 // already exists with the same size counts as written (a retry after a lost
 // reply); with other content it is an error.
 func (r *Run) Put(ctx context.Context, name string, data []byte) error {
+	return r.putObject(ctx, name, data, true)
+}
+
+// putObject is Put; hash says whether to compute the object's SHA-256 for
+// the manifest (record segments skip it: they are replaced by the composed
+// file, which is hashed).
+func (r *Run) putObject(ctx context.Context, name string, data []byte, hash bool) error {
 	key := r.Key(name)
 	for attempt := 0; ; attempt++ {
 		err := r.put(ctx, key, data)
 		if err == nil {
-			r.record(name, data)
+			r.record(name, data, hash)
 			return nil
 		}
 		if gcerrors.Code(err) == gcerrors.FailedPrecondition {
 			if a, aerr := r.store.Bucket.Attributes(ctx, key); aerr == nil && a.Size == int64(len(data)) {
-				r.record(name, data)
+				r.record(name, data, hash)
 				return nil
 			}
 			return fmt.Errorf("store %s: object exists with other content: %w", name, err)
@@ -125,10 +132,14 @@ func (r *Run) Put(ctx context.Context, name string, data []byte) error {
 }
 
 // record remembers a stored object for the manifest.
-func (r *Run) record(name string, data []byte) {
-	sum := sha256.Sum256(data)
+func (r *Run) record(name string, data []byte, hash bool) {
+	o := Object{Name: name, Size: int64(len(data))}
+	if hash {
+		sum := sha256.Sum256(data)
+		o.SHA256 = hex.EncodeToString(sum[:])
+	}
 	r.mu.Lock()
-	r.objects[name] = Object{Name: name, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
+	r.objects[name] = o
 	r.mu.Unlock()
 }
 

@@ -75,7 +75,7 @@ type Stream struct {
 	opts StreamOptions
 
 	mu       sync.Mutex
-	cur      bytes.Buffer
+	cur      *bytes.Buffer
 	curLines int
 	curStart time.Time
 	seq      int
@@ -110,7 +110,7 @@ func (r *Run) NewStream(dir string, opts StreamOptions) (*Stream, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	st := &Stream{run: r, dir: strings.TrimSuffix(dir, "/"), opts: opts,
 		queue: make(chan segment, opts.Queue), kick: make(chan struct{}, 1), stop: make(chan struct{}),
-		ctx: ctx, cancel: cancel, curStart: time.Now()}
+		ctx: ctx, cancel: cancel, curStart: time.Now(), cur: new(bytes.Buffer)}
 	st.spoolCnd = sync.NewCond(&st.mu)
 	st.wg.Add(2)
 	go st.ticker()
@@ -148,10 +148,12 @@ func (st *Stream) sealLocked() {
 	if end == 0 {
 		return
 	}
-	data := bytes.Clone(buf[:end])
-	rest := bytes.Clone(buf[end:])
-	st.cur.Reset()
-	st.cur.Write(rest)
+	// Hand the buffer itself to the segment (no copy) and start a new one
+	// sized like it, carrying over a partial last line.
+	data := buf[:end:end]
+	next := bytes.NewBuffer(make([]byte, 0, max(len(buf), 64<<10)))
+	next.Write(buf[end:])
+	st.cur = next
 	st.curLines = 0
 	st.curStart = time.Now()
 	st.seq++
@@ -260,7 +262,7 @@ func (st *Stream) deliver(seg segment) {
 			return
 		}
 	}
-	if err := st.run.Put(st.ctx, seg.name, data); err != nil {
+	if err := st.run.putObject(st.ctx, seg.name, data, false); err != nil {
 		if seg.file == "" {
 			st.mu.Lock()
 			seg = st.spillForever(seg)

@@ -2,7 +2,7 @@
 # Runs the performance benchmarks of BENCHMARKS.md against the built-in mock
 # server (a separate process on the same machine) and prints one line per
 # measurement. Usage: scripts/bench/run.sh [name...]; names: events rps ttft
-# lateness rss. Every run is bounded in count and time and targets 127.0.0.1.
+# lateness rss storage. Every run is bounded in count and time and targets 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-./bin/aiperf}
@@ -22,26 +22,34 @@ start_mock() {
 # profile NAME ARGS...: one benchmark run into $OUT/NAME.
 profile() {
   local name=$1; shift
-  "$BIN" profile --model mock-model --url "http://127.0.0.1:$PORT" --ui-type none \
+  "$BIN" profile --model mock-model --url "http://127.0.0.1:$PORT" --ui-type none --log-level INFO \
     --random-seed 1 --artifact-dir "$OUT/$name" "$@" >"$OUT/$name.console" 2>"$OUT/$name.err" \
     || { echo "$name failed:" >&2; tail -20 "$OUT/$name.err" >&2; exit 1; }
 }
-# stat NAME EXPR: evaluates EXPR over the summary JSON (as d) and the
-# "run finished" log fields (as log).
+# stat NAME EXPR: evaluates EXPR over the summary JSON (as d, when stored
+# locally), the "run finished" log fields (as log), the console's request
+# throughput (as rps), and cpu(), which converts a Go duration to seconds.
 stat() {
   python3 - "$OUT/$1" "$2" <<'PY'
-import json, re, sys
-d = json.load(open(sys.argv[1] + "/profile_export_aiperf.json"))
+import json, os, re, sys
+base = sys.argv[1]
+d = json.load(open(base + "/profile_export_aiperf.json")) if os.path.exists(base + "/profile_export_aiperf.json") else {}
 log = {}
-for line in open(sys.argv[1] + "/logs/aiperf.log"):
+for line in open(base + ".err"):
     if 'msg="run finished"' in line:
-        log = dict(re.findall(r'(\w+)=("[^"]*"|\S+)', line))
-        log = {k: v.strip('"') for k, v in log.items()}
+        log = {k: v.strip('"') for k, v in re.findall(r'(\w+)=("[^"]*"|\S+)', line)}
+m = re.search(r"Request Throughput \(requests/sec\) │ +([\d,.]+)", open(base + ".console").read())
+rps = float(m.group(1).replace(",", "")) if m else 0
+def cpu(s):  # a Go duration: 1m2.5s, 6.75s, 253ms
+    total = 0.0
+    for n, unit in re.findall(r"([\d.]+)(ms|s|m|h|µs|us)", s):
+        total += float(n) * {"h": 3600, "m": 60, "s": 1, "ms": 1e-3, "µs": 1e-6, "us": 1e-6}[unit]
+    return total
 print(eval(sys.argv[2]))
 PY
 }
 
-want=${*:-events rps ttft ttft-jitter lateness rss}
+want=${*:-events rps ttft ttft-jitter lateness rss storage}
 echo "# aiperf-go benchmarks: $(nproc) cores, $(uname -srm), $("$BIN" version)"
 for b in $want; do
   case $b in
@@ -90,6 +98,39 @@ PY
     start_mock --ttft 500 --itl 50 --output-tokens 40
     profile rss --streaming --concurrency 1000 --request-count 3000 --isl 550 --osl 40
     echo "max_rss_mb_at_1000_streams $(stat rss "log['max_rss_mb']")  requests=$(stat rss "int(d['request_count']['avg'])")" ;;
+  storage) # The runner's CPU per 10k records with no record export, records
+    # to a directory, and records streamed to MinIO, at ~20,000 records/s.
+    ./scripts/emulators.sh install minio >&2
+    ./scripts/emulators.sh start minio >&2
+    eval "$(./scripts/emulators.sh env 2>/dev/null)"; export AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION
+    start_mock --ttft 0 --itl 0 --output-tokens 1
+    # Alternate the three destinations, three rounds, and compare medians:
+    # single runs on this shared VM vary by more than the effect measured.
+    for round in 1 2 3; do
+      for dest in summary dir s3; do
+        case $dest in
+        summary) extra=(--export-level summary) ;;
+        dir) extra=() ;;
+        s3) extra=(--artifact-dir "$AIPERF_TEST_S3_URL&prefix=bench/") ;;
+        esac
+        profile "storage-$dest-$round" --concurrency 64 --request-count 60000 --isl 16 --osl 1 "${extra[@]}"
+        echo "$dest $(stat "storage-$dest-$round" "round(rps)") $(stat "storage-$dest-$round" "round((cpu(log['cpu_user']) + cpu(log['cpu_sys'])) / 60000 * 10000 * 1000)")" >>"$OUT/storage.tsv"
+      done
+    done
+    python3 - "$OUT/storage.tsv" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    dest, rps, cpu = line.split()
+    rows.setdefault(dest, []).append((float(rps), float(cpu)))
+med = {d: (statistics.median(r for r, _ in v), statistics.median(c for _, c in v)) for d, v in rows.items()}
+for d in ("summary", "dir", "s3"):
+    print("[storage:%s] requests_per_sec %.0f  cpu_ms_per_10k_records %.0f (runs: %s)" % (d, med[d][0], med[d][1], " ".join("%.0f" % c for _, c in rows[d])))
+base = med["summary"][1]
+for d in ("dir", "s3"):
+    print("[storage:%s] record storage share of the runner's CPU: %.1f%%" % (d, 100 * (med[d][1] - base) / med[d][1]))
+PY
+    ./scripts/emulators.sh stop minio >&2 ;;
   *) echo "unknown benchmark $b" >&2; exit 2 ;;
   esac
 done
