@@ -127,6 +127,9 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock) (*arti
 	}
 	if cfg.ExportLevel == "raw" {
 		if a.raw, err = open(a.names.raw, "raw"); err != nil {
+			if a.records != nil {
+				_, _, _ = a.records.stream.Close(ctx)
+			}
 			store.Close()
 			return nil, err
 		}

@@ -204,7 +204,7 @@ func (st *Stream) ticker() {
 			return
 		case <-t.C:
 			st.mu.Lock()
-			if st.curLines > 0 && time.Since(st.curStart) >= st.opts.Interval {
+			if !st.closed && st.curLines > 0 && time.Since(st.curStart) >= st.opts.Interval {
 				st.sealLocked()
 			}
 			st.mu.Unlock()
