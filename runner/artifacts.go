@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"gocloud.dev/blob"
+
 	"github.com/aiperf-go/aiperf/dataset"
 	"github.com/aiperf-go/aiperf/export"
 	"github.com/aiperf-go/aiperf/metrics"
@@ -91,8 +93,8 @@ type recordStream struct {
 // openArtifacts opens the destination, checks that it can be written (a
 // read-only or unreachable store fails here, before any request), and
 // starts the record streams.
-func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock) (*artifacts, error) {
-	store, err := sink.Open(ctx, ArtifactDir(cfg))
+func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock, stores *blob.URLMux) (*artifacts, error) {
+	store, err := sink.Open(ctx, ArtifactDir(cfg), stores)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"gocloud.dev/blob"
+
 	"github.com/google/uuid"
 
 	"github.com/aiperf-go/aiperf/dataset"
@@ -46,6 +48,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Transport overrides the HTTP transport (tests inject faults with it).
 	Transport http.RoundTripper
+	// Stores opens --artifact-dir URLs; nil means gocloud's default mux
+	// (the drivers the binary blank-imports). Plain paths need none.
+	Stores *blob.URLMux
 }
 
 // Result is what a finished run produced.
@@ -113,7 +118,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	}
 
 	r := &run{cfg: cfg, opts: opts, clock: record.NewClock()}
-	arts, err := openArtifacts(ctx, cfg, r.clock)
+	arts, err := openArtifacts(ctx, cfg, r.clock, opts.Stores)
 	if err != nil {
 		return nil, err
 	}

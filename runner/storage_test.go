@@ -20,7 +20,7 @@ import (
 // openStore opens a destination as a reader would.
 func openStore(t *testing.T, dest string) *sink.Store {
 	t.Helper()
-	s, err := sink.Open(context.Background(), dest)
+	s, err := sink.Open(context.Background(), dest, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

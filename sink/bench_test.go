@@ -35,7 +35,7 @@ func benchStream(b *testing.B, s *Store) {
 }
 
 func BenchmarkStreamMem(b *testing.B) {
-	s, err := Open(context.Background(), "mem://")
+	s, err := Open(context.Background(), "mem://", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func BenchmarkStreamMem(b *testing.B) {
 }
 
 func BenchmarkStreamDir(b *testing.B) {
-	s, err := Open(context.Background(), b.TempDir())
+	s, err := Open(context.Background(), b.TempDir(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -164,7 +164,7 @@ func indexOf(s []string, v string) int {
 
 func TestConformanceMem(t *testing.T) {
 	runConformance(t, func(t *testing.T) *Store {
-		s, err := Open(context.Background(), "mem://")
+		s, err := Open(context.Background(), "mem://", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +175,7 @@ func TestConformanceMem(t *testing.T) {
 
 func TestConformanceFile(t *testing.T) {
 	runConformance(t, func(t *testing.T) *Store {
-		s, err := Open(context.Background(), t.TempDir())
+		s, err := Open(context.Background(), t.TempDir(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +186,7 @@ func TestConformanceFile(t *testing.T) {
 
 func TestConformanceFileURL(t *testing.T) {
 	runConformance(t, func(t *testing.T) *Store {
-		s, err := Open(context.Background(), "file://"+t.TempDir())
+		s, err := Open(context.Background(), "file://"+t.TempDir(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

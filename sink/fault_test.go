@@ -27,7 +27,7 @@ func outage(r *Run, down *atomic.Bool, failures *atomic.Int64) {
 }
 
 func memStore(t *testing.T) *Store {
-	s, err := Open(context.Background(), "mem://")
+	s, err := Open(context.Background(), "mem://", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,11 +38,14 @@ func IsURL(dest string) bool {
 	return ok && scheme != "" && !strings.ContainsAny(scheme, `/\`)
 }
 
-// Open opens dest: a gocloud URL (a path after the bucket name is a key
+// Open opens dest with mux (nil: gocloud's default mux): a gocloud URL (a path after the bucket name is a key
 // prefix: s3://bucket/nightly is s3://bucket?prefix=nightly/), or a plain
 // directory path, which is created and stored without metadata sidecar
 // files so that it looks like an AIPerf artifact directory.
-func Open(ctx context.Context, dest string) (*Store, error) {
+func Open(ctx context.Context, dest string, mux *blob.URLMux) (*Store, error) {
+	if mux == nil {
+		mux = blob.DefaultURLMux()
+	}
 	if !IsURL(dest) {
 		dir, err := filepath.Abs(dest)
 		if err != nil {
@@ -70,7 +73,7 @@ func Open(ctx context.Context, dest string) (*Store, error) {
 		q.Set("prefix", prefix)
 		u.Path, u.RawQuery = "", q.Encode()
 	}
-	b, err := blob.OpenBucket(ctx, u.String())
+	b, err := mux.OpenBucket(ctx, u.String())
 	if err != nil {
 		return nil, fmt.Errorf("artifact store %q: %w", dest, err)
 	}

@@ -33,7 +33,7 @@ func runProfile(ctx context.Context, cfg *runner.Config, stdout, stderr io.Write
 	_, err := runner.Run(ctx, cfg, runner.Options{
 		Version: Version, Commit: Commit,
 		Stdout: stdout, Stderr: stderr, Terminal: terminal,
-		Logger: logger,
+		Logger: logger, Stores: storeMux(),
 	})
 	if errors.Is(err, runner.ErrInterrupted) {
 		return fmt.Errorf("%w: partial results were written", err)
