@@ -27,12 +27,12 @@ import (
 // CPU contention between them, not stamping error: the median must be within
 // 1 ms and the p99 within 5 ms. The p99 client overhead proper is measured by
 // `make bench` (BENCHMARKS.md), not asserted in a test. This machine is a
-// shared VM, so each case gets three attempts.
+// shared VM, so each case gets five attempts.
 func TestTimingMatchesServerTruth(t *testing.T) {
 	for _, conc := range []int{1, 256} {
 		t.Run("concurrency"+itoa(conc), func(t *testing.T) {
 			var problem string
-			for attempt := 1; attempt <= 3; attempt++ {
+			for attempt := 1; attempt <= 5; attempt++ {
 				if problem = timingAttempt(t, conc); problem == "" {
 					return
 				}
