@@ -4,7 +4,10 @@
 package runner
 
 import (
+	"strconv"
 	"time"
+
+	"github.com/aiperf-go/aiperf/pyjson"
 )
 
 // Config is the effective configuration of one benchmark. Zero values mean
@@ -143,11 +146,11 @@ func (c *Config) EffectiveRequestCount() int {
 // Stimulus names the load in AIPerf's artifact directory naming, e.g.
 // "concurrency10", "request_rate5.0", "concurrency100-request_rate10.0".
 func (c *Config) Stimulus() string {
-	conc := "concurrency" + itoa(c.EffectiveConcurrency())
+	conc := "concurrency" + strconv.Itoa(c.EffectiveConcurrency())
 	if c.Mode() == ModeConcurrency {
 		return conc
 	}
-	rate := "request_rate" + pyFloat(c.RequestRate)
+	rate := "request_rate" + string(pyjson.AppendFloat(nil, c.RequestRate))
 	if c.Concurrency > 0 {
 		return conc + "-" + rate
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ import (
 // shared VM, so each case gets five attempts.
 func TestTimingMatchesServerTruth(t *testing.T) {
 	for _, conc := range []int{1, 256} {
-		t.Run("concurrency"+itoa(conc), func(t *testing.T) {
+		t.Run("concurrency"+strconv.Itoa(conc), func(t *testing.T) {
 			var problem string
 			for attempt := 1; attempt <= 5; attempt++ {
 				if problem = timingAttempt(t, conc); problem == "" {
