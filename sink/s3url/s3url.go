@@ -1,7 +1,8 @@
 // Package s3url opens s3:// store URLs the way gocloud.dev's s3blob does,
 // with one difference: over plain HTTP (an S3-compatible store such as MinIO
 // on a private network), requests carry UNSIGNED-PAYLOAD instead of a SigV4
-// SHA-256 of every body. The AWS SDK hashes payloads only when TLS does not
+// SHA-256 of every body, and add checksums only where an operation requires
+// them (request_checksum_calculation=when_required, unless the URL says). The AWS SDK hashes payloads only when TLS does not
 // protect them; for a benchmark streaming records that hash was half the
 // cost of storing them (BENCHMARKS.md). HTTPS endpoints are opened by s3blob
 // unchanged.
@@ -58,6 +59,12 @@ func (o *Opener) OpenBucketURL(ctx context.Context, u *url.URL) (*blob.Bucket, e
 			def := s3blob.URLOpener{Options: o.Options}
 			return def.OpenBucketURL(ctx, u)
 		}
+	}
+	if q.Get("request_checksum_calculation") == "" {
+		// The SDK's flexible checksums hash each body again (SHA-256 and
+		// CRC32 in one pass) when it cannot send them as a trailer; PutObject
+		// does not require one.
+		q.Set("request_checksum_calculation", "when_required")
 	}
 	cfg, err := gcaws.V2ConfigFromURLParams(ctx, q)
 	if err != nil {
