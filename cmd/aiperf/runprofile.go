@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/aiperf-go/aiperf/runner"
+	"github.com/aiperf-go/aiperf/sink/opener"
 )
 
 // runProfile wires the process (terminal, logger) to runner.Run.
@@ -33,7 +34,7 @@ func runProfile(ctx context.Context, cfg *runner.Config, stdout, stderr io.Write
 	_, err := runner.Run(ctx, cfg, runner.Options{
 		Version: Version, Commit: Commit,
 		Stdout: stdout, Stderr: stderr, Terminal: terminal,
-		Logger: logger, Stores: storeMux(),
+		Logger: logger, Stores: opener.Mux(),
 	})
 	if errors.Is(err, runner.ErrInterrupted) {
 		return fmt.Errorf("%w: partial results were written", err)

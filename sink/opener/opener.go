@@ -1,4 +1,8 @@
-package main
+// Package opener opens artifact store URLs for the commands: s3:// through
+// sink/s3url, every other scheme through gocloud's own drivers, which
+// importing this package registers. Only commands import it, so that
+// libraries and their tests do not link every cloud SDK.
+package opener
 
 import (
 	"context"
@@ -14,10 +18,10 @@ import (
 	"github.com/aiperf-go/aiperf/sink/s3url"
 )
 
-// storeMux opens --artifact-dir URLs: s3:// through sink/s3url (unsigned
-// payloads over plain HTTP), every other scheme through gocloud's own
-// drivers, which importing them registers.
-func storeMux() *blob.URLMux {
+// Mux returns a URL mux for store URLs: s3:// through sink/s3url (unsigned
+// payloads over plain HTTP), file://, mem://, gs:// and azblob:// through
+// gocloud's drivers.
+func Mux() *blob.URLMux {
 	mux := new(blob.URLMux)
 	mux.RegisterBucket(s3blob.Scheme, &s3url.Opener{})
 	for _, scheme := range []string{azureblob.Scheme, fileblob.Scheme, gcsblob.Scheme, memblob.Scheme} {
