@@ -1,0 +1,218 @@
+package report
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+
+	"github.com/aiperf-go/aiperf/export"
+	"github.com/aiperf-go/aiperf/metrics"
+)
+
+// Show recomputes a run's summary in SQL from its rows in requests, with
+// the reference's formulas (quantile_cont is numpy's linear interpolation,
+// stddev_pop the population std), so that the console table printed from
+// it matches the runner's own.
+func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *export.RunInfo, error) {
+	var streaming bool
+	var endpointType string
+	err := db.QueryRowContext(ctx, `SELECT coalesce(streaming, false), coalesce(endpoint_type, 'chat') FROM runs WHERE run_id = ?`, runID).
+		Scan(&streaming, &endpointType)
+	if err == sql.ErrNoRows {
+		return nil, nil, fmt.Errorf("no run %q: see aiperf-report runs", runID)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("show %s: %w", runID, err)
+	}
+	cols, err := requestColumns(ctx, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	var good int
+	if cols["good_request_count"] {
+		_ = db.QueryRowContext(ctx, `SELECT count(good_request_count) FROM requests WHERE run_id = ?`, runID).Scan(&good)
+	}
+	cfg := &metrics.Config{Streaming: streaming, ProducesTokens: endpointType != "embeddings", TokenizesInput: true}
+	if good > 0 {
+		cfg.Goodput = []metrics.SLO{{Tag: "request_latency"}} // any SLO: goodput is configured
+	}
+	s := &metrics.Summary{}
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE valid), count(*) FILTER (WHERE NOT valid),
+		min(request_start_ns) FILTER (WHERE valid),
+		max(request_start_ns + CAST(round(request_latency * 1000000) AS BIGINT)) FILTER (WHERE valid)
+		FROM requests WHERE run_id = ?`, runID).Scan(&s.Valid, &s.Failed, nullInt(&s.StartWallNS), nullInt(&s.EndWallNS)); err != nil {
+		return nil, nil, fmt.Errorf("show %s: %w", runID, err)
+	}
+	totals := map[string]float64{}
+	for _, m := range metrics.Catalog() {
+		if m.Kind != metrics.KindRecord || !m.Exported() || !m.Enabled(cfg) || !cols[m.Tag] {
+			continue
+		}
+		r, ok, err := distribution(ctx, db, runID, m.Tag)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			continue
+		}
+		r.Header, r.Unit, r.DisplayOrder, r.Console = m.Header, m.DisplayUnit, m.DisplayOrder, m.Console(cfg)
+		totals[m.Tag] = r.Sum
+		s.Results = append(s.Results, r)
+	}
+	duration := float64(s.EndWallNS-s.StartWallNS) / 1e9
+	scalar := func(tag string, v float64) {
+		m, ok := metrics.Lookup(tag)
+		if !ok || !m.Exported() || !m.Enabled(cfg) {
+			return
+		}
+		s.Results = append(s.Results, metrics.Result{Tag: tag, Header: m.Header, Unit: m.DisplayUnit, Scalar: true,
+			Console: m.Console(cfg), DisplayOrder: m.DisplayOrder, Avg: v})
+	}
+	if s.Valid > 0 && duration > 0 {
+		scalar("request_count", float64(s.Valid))
+		scalar("benchmark_duration", duration)
+		scalar("request_throughput", float64(s.Valid)/duration)
+		if osl, ok := totals["output_sequence_length"]; ok {
+			scalar("total_osl", osl)
+			scalar("output_token_throughput", osl/duration)
+			if isl, ok := totals["input_sequence_length"]; ok {
+				scalar("total_token_throughput", (isl+osl)/duration)
+			}
+		}
+		if isl, ok := totals["input_sequence_length"]; ok {
+			scalar("total_isl", isl)
+		}
+		if out, ok := totals["output_token_count"]; ok {
+			scalar("total_output_tokens", out)
+		}
+		if g, ok := totals["good_request_count"]; ok {
+			scalar("good_request_count", g)
+			scalar("goodput", g/duration)
+		}
+	}
+	if s.Failed > 0 {
+		scalar("error_request_count", float64(s.Failed))
+	}
+	sort.SliceStable(s.Results, func(i, j int) bool {
+		a, b := s.Results[i], s.Results[j]
+		if a.DisplayOrder != b.DisplayOrder {
+			return a.DisplayOrder < b.DisplayOrder
+		}
+		return a.Tag < b.Tag
+	})
+	if s.Errors, err = errorCounts(ctx, db, runID); err != nil {
+		return nil, nil, err
+	}
+	_ = db.QueryRowContext(ctx, `SELECT coalesce(max(avg) FILTER (WHERE tag = 'usage_discrepancy_count'), 0),
+		coalesce(max(avg) FILTER (WHERE tag = 'osl_mismatch_count'), 0) FROM run_metrics WHERE run_id = ?`, runID).
+		Scan(intFloat(&s.UsageDiscrepancies), intFloat(&s.OSLMismatches))
+	title := "LLM Metrics"
+	if endpointType == "embeddings" {
+		title = "Embeddings Metrics"
+	}
+	return s, &export.RunInfo{Title: title}, nil
+}
+
+// requestColumns returns the column names of the requests table.
+func requestColumns(ctx context.Context, db *sql.DB) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT column_name FROM information_schema.columns WHERE table_name = 'requests'`)
+	if err != nil {
+		return nil, fmt.Errorf("requests columns: %w", err)
+	}
+	defer rows.Close()
+	cols := map[string]bool{}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		cols[c] = true
+	}
+	return cols, rows.Err()
+}
+
+// distribution computes one metric's statistics over the run's valid
+// requests; list columns (inter_chunk_latency) are flattened.
+func distribution(ctx context.Context, db *sql.DB, runID, col string) (metrics.Result, bool, error) {
+	src := fmt.Sprintf(`SELECT %q AS v FROM requests WHERE run_id = ? AND valid`, col)
+	if col == "inter_chunk_latency" {
+		src = fmt.Sprintf(`SELECT unnest(%q) AS v FROM requests WHERE run_id = ? AND valid`, col)
+	}
+	q := `SELECT count(v), sum(v), avg(v), min(v), max(v), stddev_pop(v),
+		quantile_cont(v, [0.01, 0.05, 0.10, 0.25, 0.50, 0.75, 0.90, 0.95, 0.99])
+		FROM (` + src + `) WHERE v IS NOT NULL`
+	r := metrics.Result{Tag: col}
+	var sum, avg, mn, mx, std sql.NullFloat64
+	var ps []any
+	if err := db.QueryRowContext(ctx, q, runID).Scan(&r.Count, &sum, &avg, &mn, &mx, &std, &ps); err != nil {
+		return r, false, fmt.Errorf("%s: %w", col, err)
+	}
+	if r.Count == 0 {
+		return r, false, nil
+	}
+	r.Sum, r.Avg, r.Min, r.Max, r.Std = sum.Float64, avg.Float64, mn.Float64, mx.Float64, std.Float64
+	for i := range r.P {
+		if i < len(ps) {
+			r.P[i], _ = ps[i].(float64)
+		}
+	}
+	return r, true, nil
+}
+
+// errorCounts groups the run's failed requests, most frequent first.
+func errorCounts(ctx context.Context, db *sql.DB, runID string) ([]metrics.ErrorCount, error) {
+	rows, err := db.QueryContext(ctx, `SELECT coalesce(error_code, 0), coalesce(error_type, ''), coalesce(error_message, ''), count(*) AS n
+		FROM requests WHERE run_id = ? AND NOT valid GROUP BY ALL ORDER BY n DESC, 2, 3`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("errors: %w", err)
+	}
+	defer rows.Close()
+	var out []metrics.ErrorCount
+	for rows.Next() {
+		var e metrics.ErrorCount
+		if err := rows.Scan(&e.Error.Code, &e.Error.Type, &e.Error.Message, &e.Count); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// nullInt scans a nullable integer into p (0 when NULL).
+func nullInt(p *int64) sql.Scanner { return &intScanner{p} }
+
+type intScanner struct{ p *int64 }
+
+func (s *intScanner) Scan(v any) error {
+	switch x := v.(type) {
+	case nil:
+		*s.p = 0
+	case int64:
+		*s.p = x
+	case float64:
+		*s.p = int64(x)
+	default:
+		return fmt.Errorf("unexpected %T", v)
+	}
+	return nil
+}
+
+// intFloat scans a float into an int.
+func intFloat(p *int) sql.Scanner { return &floatToInt{p} }
+
+type floatToInt struct{ p *int }
+
+func (s *floatToInt) Scan(v any) error {
+	switch x := v.(type) {
+	case nil:
+		*s.p = 0
+	case float64:
+		*s.p = int(x)
+	case int64:
+		*s.p = int(x)
+	default:
+		return fmt.Errorf("unexpected %T", v)
+	}
+	return nil
+}
