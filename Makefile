@@ -12,8 +12,9 @@ STATICCHECK := $(CACHE)/bin/staticcheck-$(STATICCHECK_VERSION)
 
 all: build
 
-build: ## build bin/aiperf (static, no cgo)
+build: ## build bin/aiperf (static, no cgo) and bin/aiperf-report (cgo: DuckDB)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/aiperf ./cmd/aiperf
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/aiperf-report ./cmd/aiperf-report
 
 demo: build ## start the mock server, run a real benchmark, show the results
 	./scripts/demo.sh

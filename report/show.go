@@ -144,14 +144,15 @@ func distribution(ctx context.Context, db *sql.DB, runID, col string) (metrics.R
 		FROM (` + src + `) WHERE v IS NOT NULL`
 	r := metrics.Result{Tag: col}
 	var sum, avg, mn, mx, std sql.NullFloat64
-	var ps []any
-	if err := db.QueryRowContext(ctx, q, runID).Scan(&r.Count, &sum, &avg, &mn, &mx, &std, &ps); err != nil {
+	var psv any // a list, or NULL when there are no values
+	if err := db.QueryRowContext(ctx, q, runID).Scan(&r.Count, &sum, &avg, &mn, &mx, &std, &psv); err != nil {
 		return r, false, fmt.Errorf("%s: %w", col, err)
 	}
 	if r.Count == 0 {
 		return r, false, nil
 	}
 	r.Sum, r.Avg, r.Min, r.Max, r.Std = sum.Float64, avg.Float64, mn.Float64, mx.Float64, std.Float64
+	ps, _ := psv.([]any)
 	for i := range r.P {
 		if i < len(ps) {
 			r.P[i], _ = ps[i].(float64)

@@ -1,0 +1,94 @@
+// Command aiperf-report loads every run of one or more stores into DuckDB
+// and answers questions about them: SQL, run history, summaries, run
+// comparisons and CI regression verdicts.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/peterbourgon/ff/v4"
+	"github.com/peterbourgon/ff/v4/ffhelp"
+)
+
+// Version information, injected with -ldflags -X.
+var (
+	Version = "dev"
+	Commit  = "unknown"
+)
+
+// usageError marks invalid arguments: exit status 2.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// errRegressed makes `regress` exit 1 after printing its verdicts.
+var errRegressed = errors.New("regression detected")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() { <-ctx.Done(); stop() }()
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "aiperf-report: %v\n", err)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+// rootConfig holds the flags every subcommand shares.
+type rootConfig struct {
+	db     string
+	format string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// run parses args and runs the selected subcommand.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	rc := &rootConfig{stdin: stdin, stdout: stdout, stderr: stderr}
+	fs := ff.NewFlagSet("aiperf-report")
+	fs.StringVar(&rc.db, 0, "db", "aiperf.duckdb", "DuckDB database `FILE` holding the ingested runs")
+	fs.StringVar(&rc.format, 0, "format", "table", "output `FORMAT`: table, csv, json or markdown")
+	root := &ff.Command{
+		Name:      "aiperf-report",
+		Usage:     "aiperf-report [--db FILE] <ingest|runs|show|compare|regress|sql> ...",
+		ShortHelp: "SQL, history and regression verdicts over aiperf runs",
+		Flags:     fs,
+		Subcommands: []*ff.Command{
+			newIngestCommand(rc, fs), newRunsCommand(rc, fs), newShowCommand(rc, fs),
+			newCompareCommand(rc, fs), newRegressCommand(rc, fs), newSQLCommand(rc, fs),
+			newVersionCommand(rc, fs),
+		},
+	}
+	err := root.Parse(args, ff.WithEnvVarPrefix("AIPERF_REPORT"))
+	if errors.Is(err, ff.ErrHelp) {
+		fmt.Fprint(stdout, ffhelp.Command(root.GetSelected()))
+		return nil
+	}
+	if err != nil {
+		return &usageError{err}
+	}
+	err = root.Run(ctx)
+	if errors.Is(err, ff.ErrNoExec) {
+		fmt.Fprint(stderr, ffhelp.Command(root.GetSelected()))
+		return &usageError{errors.New("a subcommand is required")}
+	}
+	return err
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/runner"
+)
+
+// reportCLI runs the CLI in-process.
+func reportCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return exitCode(err, &errb), out.String(), errb.String()
+}
+
+// benchmark runs one real benchmark into dir against a mock with the given
+// TTFT and returns its run id and console output.
+func benchmark(t *testing.T, dir string, ttft time.Duration) (string, string) {
+	t.Helper()
+	srv, err := mockserver.New(mockserver.Config{Addr: "127.0.0.1:0", TTFT: ttft, ITL: time.Millisecond, OutputTokens: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cfg := runner.Defaults()
+	cfg.Models, cfg.URL, cfg.UIType = []string{"mock-model"}, srv.URL(), "none"
+	cfg.ArtifactDir, cfg.ArtifactDirSet = dir, true
+	cfg.Streaming, cfg.Concurrency, cfg.RequestCount, cfg.ISLMean, cfg.OSLMean = true, 2, 20, 64, 8
+	cfg.RandomSeed, cfg.RandomSeedSet = 1, true
+	var stdout bytes.Buffer
+	res, err := runner.Run(context.Background(), &cfg, runner.Options{Version: "test", Stdout: &stdout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Files.RunID, stdout.String()
+}
+
+// consoleTable is the part of the runner's console report that `show`
+// reproduces: everything before the footer lines.
+func consoleTable(s string) string {
+	for _, footer := range []string{"\nCLI Command:", "\nBenchmark Duration:"} {
+		if i := strings.Index(s, footer); i >= 0 {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func TestIngestShowCompareRegress(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(t.TempDir(), "runs.duckdb")
+	base, baseOut := benchmark(t, dir, 20*time.Millisecond)
+	same, _ := benchmark(t, dir, 20*time.Millisecond)
+
+	code, out, errs := reportCLI(t, "--db", db, "ingest", dir)
+	if code != 0 || !strings.Contains(out, "2 loaded") {
+		t.Fatalf("ingest: %d %s %s", code, out, errs)
+	}
+	if code, out, _ = reportCLI(t, "--db", db, "ingest", dir); code != 0 || !strings.Contains(out, "0 loaded") {
+		t.Fatalf("second ingest must load nothing: %s", out)
+	}
+
+	code, out, errs = reportCLI(t, "--db", db, "show", base)
+	if code != 0 {
+		t.Fatalf("show: %s", errs)
+	}
+	if want := consoleTable(baseOut); out != want {
+		t.Fatalf("show differs from the runner's table:\n--- show\n%s\n--- runner\n%s", out, want)
+	}
+
+	if code, out, errs = reportCLI(t, "--db", db, "runs"); code != 0 || !strings.Contains(out, base) || !strings.Contains(out, same) {
+		t.Fatalf("runs: %d %s %s", code, out, errs)
+	}
+	if code, out, errs = reportCLI(t, "--db", db, "--format", "csv", "compare", base, same); code != 0 || !strings.Contains(out, "time_to_first_token,p99,ms,") {
+		t.Fatalf("compare: %d %s %s", code, out, errs)
+	}
+
+	check := []string{"--db", db, "regress", "--metric", "time_to_first_token.p99", "--max-increase", "50%"}
+	if code, out, errs = reportCLI(t, check...); code != 0 || !strings.Contains(out, "ok") {
+		t.Fatalf("equal runs must pass: %d\n%s%s", code, out, errs)
+	}
+	slow, _ := benchmark(t, dir, 60*time.Millisecond)
+	if code, _, errs = reportCLI(t, "--db", db, "ingest", dir); code != 0 {
+		t.Fatal(errs)
+	}
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	code, out, errs = reportCLI(t, append(check, "--summary-file", summary)...)
+	if code != 1 || !strings.Contains(out, "REGRESSED") || !strings.Contains(out, slow) || !strings.Contains(errs, "regression detected") {
+		t.Fatalf("a 3x slower TTFT must fail: %d\n%s%s", code, out, errs)
+	}
+
+	if code, out, _ = reportCLI(t, "--db", db, "--format", "json", "sql", "SELECT count(*) AS n FROM requests"); code != 0 || !strings.Contains(out, `"n": 60`) {
+		t.Fatalf("sql: %s", out)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "x.duckdb")
+	for _, args := range [][]string{
+		{"--db", db, "ingest"},
+		{"--db", db, "show"},
+		{"--db", db, "compare", "a"},
+		{"--db", db, "regress", "--metric", "ttft", "--max-increase", "10%"},
+		{"--db", db, "regress", "--metric", "time_to_first_token.p99"},
+		{"--db", db, "--format", "xml", "sql", "select 1"},
+	} {
+		if code, _, errs := reportCLI(t, args...); code != 2 {
+			t.Errorf("%v: exit %d (%s), want 2", args, code, errs)
+		}
+	}
+}

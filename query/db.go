@@ -1,0 +1,112 @@
+// Package query loads stored benchmark runs into a DuckDB database and
+// names the tables and views that reports and ad-hoc SQL read: runs (one
+// row per run), requests (one row per profile_export.jsonl record, metrics
+// as typed columns), run_metrics (the summary statistics of each run), and
+// the workloads and run_summary views. The schema is documented, with its
+// version, in docs/schema.md.
+//
+// Records are loaded by DuckDB's own JSON reader from a local file, never
+// row by row from Go: ingest speed is bounded by JSON parsing, not by the
+// driver.
+package query
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+
+	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
+)
+
+// ErrSchemaVersion reports a database written by a newer schema than this
+// package knows.
+var ErrSchemaVersion = errors.New("unknown schema version")
+
+// DB is a DuckDB database holding the query schema. Its methods are safe
+// for concurrent use, but ingests of the same run must not run concurrently.
+type DB struct {
+	db *sql.DB
+}
+
+// Open opens the DuckDB database file at path, creating it when it does not
+// exist ("" opens a private in-memory database), and creates or migrates
+// the schema to SchemaVersion. A database of an unknown (newer) version is
+// an error wrapping ErrSchemaVersion. The caller closes the DB.
+func Open(ctx context.Context, path string) (*DB, error) {
+	sdb, err := sql.Open("duckdb", path)
+	if err != nil {
+		return nil, fmt.Errorf("open %q: %w", path, err)
+	}
+	db := &DB{db: sdb}
+	if err := db.migrate(ctx); err != nil {
+		sdb.Close()
+		return nil, fmt.Errorf("open %q: %w", path, err)
+	}
+	return db, nil
+}
+
+// Close closes the database; queries in flight fail.
+func (db *DB) Close() error { return db.db.Close() }
+
+// SQL returns the underlying handle for queries. It stays owned by the DB:
+// do not close it.
+func (db *DB) SQL() *sql.DB { return db.db }
+
+// Version returns the schema version recorded in schema_info.
+func (db *DB) Version(ctx context.Context) (string, error) {
+	var v string
+	err := db.db.QueryRowContext(ctx, `SELECT version FROM schema_info`).Scan(&v)
+	if err != nil {
+		return "", fmt.Errorf("schema version: %w", err)
+	}
+	return v, nil
+}
+
+// migrate brings the schema from its recorded version to SchemaVersion,
+// one migration per transaction.
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_info (version VARCHAR NOT NULL)`); err != nil {
+		return fmt.Errorf("schema_info: %w", err)
+	}
+	cur := 0
+	var v string
+	switch err := db.db.QueryRowContext(ctx, `SELECT version FROM schema_info`).Scan(&v); {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return fmt.Errorf("schema_info: %w", err)
+	default:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > len(migrations) {
+			return fmt.Errorf("schema version %q: %w", v, ErrSchemaVersion)
+		}
+		cur = n
+	}
+	for i := cur; i < len(migrations); i++ {
+		if err := db.apply(ctx, i); err != nil {
+			return fmt.Errorf("migrate to schema %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+func (db *DB) apply(ctx context.Context, i int) error {
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, stmt := range migrations[i] {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM schema_info`); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_info VALUES (?)`, strconv.Itoa(i+1)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,147 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aiperf-go/aiperf/metrics"
+)
+
+func TestOpenCreatesSchema(t *testing.T) {
+	db := openTestDB(t)
+	v, err := db.Version(context.Background())
+	if err != nil || v != "1" {
+		t.Fatalf("version %q %v", v, err)
+	}
+	var names []string
+	rows, err := db.SQL().Query(`SELECT table_name FROM duckdb_tables() UNION ALL SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n string
+		_ = rows.Scan(&n)
+		names = append(names, n)
+	}
+	want := []string{"requests", "run_metrics", "run_summary", "runs", "schema_info", "workloads"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("objects %v, want %v", names, want)
+	}
+}
+
+func TestOpenFileReopensAndRejectsUnknownVersion(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "bench.duckdb")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.IngestAIPerfDir(ctx, "testdata"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM runs`); n != 1 {
+		t.Errorf("runs after reopen %d", n)
+	}
+	st, err := db.IngestAIPerfDir(ctx, "testdata")
+	if err != nil || st.RunsSkipped != 1 {
+		t.Errorf("ingest after reopen %+v %v", st, err)
+	}
+	if _, err := db.SQL().Exec(`UPDATE schema_info SET version = '2'`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	if _, err := Open(ctx, path); !errors.Is(err, ErrSchemaVersion) {
+		t.Fatalf("open of a newer schema: %v", err)
+	}
+}
+
+// TestMetricColumnsCoverCatalog: every scalar metric the runner can write
+// to profile_export.jsonl has a column, and every column is such a metric.
+// A new metric in the catalogue fails here until the schema (and its
+// version) takes it.
+func TestMetricColumnsCoverCatalog(t *testing.T) {
+	var perRecord []string
+	for _, m := range metrics.Catalog() {
+		if !m.Exported() || m.Flags.Has(metrics.FlagNoIndividualRecords) || m.Tag == "inter_chunk_latency" {
+			continue
+		}
+		if m.Kind == metrics.KindRecord || m.Kind == metrics.KindAggregate {
+			perRecord = append(perRecord, m.Tag)
+		}
+	}
+	cols := slices.Clone(MetricColumns)
+	slices.Sort(perRecord)
+	slices.Sort(cols)
+	if !slices.Equal(perRecord, cols) {
+		t.Errorf("catalog per-record metrics:\n%v\nMetricColumns:\n%v", perRecord, cols)
+	}
+}
+
+// TestSchemaDocumented: docs/schema.md names the schema version and every
+// table, view and column.
+func TestSchemaDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "schema.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	if !strings.Contains(text, "version "+SchemaVersion) {
+		t.Errorf("docs/schema.md does not name version %s", SchemaVersion)
+	}
+	db := openTestDB(t)
+	rows, err := db.SQL().Query(`SELECT table_name, column_name FROM duckdb_columns() WHERE NOT internal`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	seen := map[string]bool{}
+	for rows.Next() {
+		var table, col string
+		_ = rows.Scan(&table, &col)
+		seen[table] = true
+		if !strings.Contains(text, "`"+table+"`") {
+			t.Errorf("docs/schema.md lacks table %s", table)
+		}
+		if !strings.Contains(text, "`"+col+"`") {
+			t.Errorf("docs/schema.md lacks %s.%s", table, col)
+		}
+	}
+	if len(seen) != 6 || !seen["workloads"] || !seen["run_summary"] {
+		t.Errorf("checked the columns of %v", seen)
+	}
+}
+
+func TestWorkloadID(t *testing.T) {
+	db := openTestDB(t)
+	tests := []struct {
+		args string
+		want string
+	}{
+		{`'mock-model', 'chat', true, 550.0, 256.0, 'concurrency', 8, NULL`, "mock-model|chat|stream|isl550|osl256|concurrency8"},
+		{`'m', 'completions', false, 100.5, NULL, 'request_rate', NULL, 10`, "m|completions|nostream|isl100.5|oslna|request_rate10.0"},
+		{`'m', 'chat', true, 32, 12, 'request_rate', 4, 2.5`, "m|chat|stream|isl32|osl12|concurrency4-request_rate2.5"},
+		{`NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`, "na|na|na|islna|oslna|na"},
+	}
+	for _, tc := range tests {
+		var got string
+		if err := db.SQL().QueryRow(`SELECT workload_id(` + tc.args + `)`).Scan(&got); err != nil {
+			t.Fatalf("%s: %v", tc.args, err)
+		}
+		if got != tc.want {
+			t.Errorf("workload_id(%s) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
