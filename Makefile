@@ -28,7 +28,7 @@ race:
 	$(GO) test -race -timeout 15m ./...
 
 timing: ## timing-accuracy tests, which the race detector's overhead would distort
-	$(GO) test -count=1 -run 'Timing' ./...
+	$(GO) test -count=1 -tags timing -run 'Timing' ./runner/
 
 # The blob-store conformance suite and fault tests against real servers
 # (MinIO, fake-gcs-server, Azurite), installed and cached by

@@ -1,7 +1,9 @@
-//go:build !race
+//go:build timing && !race
 
 // Timing accuracy is checked without the race detector, whose overhead on
-// 2 cores is itself several milliseconds of scheduling noise.
+// 2 cores is itself several milliseconds of scheduling noise, and only with
+// -tags timing (`make timing`), on its own: packages testing in parallel
+// would be measured too.
 
 package runner
 

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/peterbourgon/ff/v4"
 
@@ -59,7 +56,7 @@ func (f *analyzeTraceFlags) exec(_ context.Context, args []string) error {
 	if f.blockSize < 1 {
 		return &usageError{fmt.Errorf("--block-size must be >= 1, got %d", f.blockSize)}
 	}
-	a, err := analyzeFile(path, f.blockSize)
+	a, err := trace.AnalyzeFile(path, f.blockSize)
 	if err != nil {
 		return fmt.Errorf("analyze-trace: %w", err)
 	}
@@ -69,35 +66,9 @@ func (f *analyzeTraceFlags) exec(_ context.Context, args []string) error {
 	if f.outputFile == "" {
 		return nil
 	}
-	if err := writeAnalysis(f.outputFile, a); err != nil {
+	if err := a.WriteJSONFile(f.outputFile); err != nil {
 		return fmt.Errorf("analyze-trace: %w", err)
 	}
 	_, err = fmt.Fprintf(f.stdout, "Analysis report saved to %s\n", f.outputFile)
 	return err
-}
-
-// analyzeFile analyses the trace at path.
-func analyzeFile(path string, blockSize int) (*trace.Analysis, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer file.Close()
-	a, err := trace.Analyze(file, blockSize)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return a, nil
-}
-
-// writeAnalysis writes a's JSON to path, creating its parent directories.
-func writeAnalysis(path string, a *trace.Analysis) error {
-	var b bytes.Buffer
-	if err := a.WriteJSON(&b); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
 }

@@ -72,12 +72,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rootFlags := ff.NewFlagSet("aiperf")
 	root := &ff.Command{
 		Name:      "aiperf",
-		Usage:     "aiperf <profile|mock-server|version> [flags]",
+		Usage:     "aiperf <profile|mock-server|analyze-trace|version> [flags]",
 		ShortHelp: "benchmark generative-AI inference servers",
 		Flags:     rootFlags,
 		Subcommands: []*ff.Command{
 			newProfileCommand(args, stdout, stderr),
 			newMockServerCommand(stdout, stderr),
+			newAnalyzeTraceCommand(stdout, stderr),
 			newVersionCommand(stdout),
 		},
 	}
