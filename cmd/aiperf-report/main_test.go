@@ -102,6 +102,16 @@ func TestIngestShowCompareRegress(t *testing.T) {
 	if code, out, _ = reportCLI(t, "--db", db, "--format", "json", "sql", "SELECT count(*) AS n FROM requests"); code != 0 || !strings.Contains(out, `"n": 60`) {
 		t.Fatalf("sql: %s", out)
 	}
+
+	// Parquet export, read back through DuckDB.
+	pq := t.TempDir()
+	if code, out, errs = reportCLI(t, "--db", db, "export", pq); code != 0 || !strings.Contains(out, "requests.parquet") {
+		t.Fatalf("export: %d %s %s", code, out, errs)
+	}
+	q := "SELECT (SELECT count(*) FROM '" + pq + "/requests.parquet') AS requests, (SELECT count(*) FROM '" + pq + "/runs.parquet') AS runs"
+	if code, out, errs = reportCLI(t, "--db", db, "--format", "csv", "sql", q); code != 0 || out != "requests,runs\n60,3\n" {
+		t.Fatalf("parquet read back: %d %q %s", code, out, errs)
+	}
 }
 
 func TestUsageErrors(t *testing.T) {
