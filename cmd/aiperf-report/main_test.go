@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,6 +108,13 @@ func TestIngestShowCompareRegress(t *testing.T) {
 	pq := t.TempDir()
 	if code, out, errs = reportCLI(t, "--db", db, "export", pq); code != 0 || !strings.Contains(out, "requests.parquet") {
 		t.Fatalf("export: %d %s %s", code, out, errs)
+	}
+	store := t.TempDir()
+	if code, _, errs = reportCLI(t, "--db", db, "export", "file://"+store+"/tables"); code != 0 {
+		t.Fatalf("export to a store URL: %s", errs)
+	}
+	if _, err := os.Stat(filepath.Join(store, "tables", "run_metrics.parquet")); err != nil {
+		t.Fatal(err)
 	}
 	q := "SELECT (SELECT count(*) FROM '" + pq + "/requests.parquet') AS requests, (SELECT count(*) FROM '" + pq + "/runs.parquet') AS runs"
 	if code, out, errs = reportCLI(t, "--db", db, "--format", "csv", "sql", q); code != 0 || out != "requests,runs\n60,3\n" {
