@@ -64,6 +64,11 @@ func Open(ctx context.Context, dest string, mux *blob.URLMux) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("artifact store URL %q: %w", dest, err)
 	}
+	if u.Scheme == "file" && u.Query().Get("create_dir") == "" {
+		q := u.Query()
+		q.Set("create_dir", "true") // like a plain path: create the directory
+		u.RawQuery = q.Encode()
+	}
 	if u.Scheme != "file" && strings.Trim(u.Path, "/") != "" {
 		q := u.Query()
 		prefix := strings.Trim(u.Path, "/") + "/"
