@@ -120,9 +120,10 @@ func TestIngestAIPerfDirTree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// a: JSONL records, b: CSV records, no benchmark_id.
-	write("sweep/a/profile_export_aiperf.json", string(summary))
-	write("sweep/a/profile_export.jsonl",
+	// a: JSONL records, in a directory whose name DuckDB would glob; b:
+	// CSV records, no benchmark_id.
+	write("sweep/a[1]*/profile_export_aiperf.json", string(summary))
+	write("sweep/a[1]*/profile_export.jsonl",
 		`{"metadata":{"session_num":0,"request_num":0,"x_request_id":"r0","request_start_ns":1000000000,"request_end_ns":1001000000,"benchmark_phase":"profiling"},"metrics":{"request_latency":{"value":1.5,"unit":"ms"},"http_req_waiting":{"value":1,"unit":"ms"}},"error":null}
 {"metadata":{"session_num":1,"x_request_id":"r1","timestamp_ns":2000000000,"credit_phase":"profiling"},"metrics":{"error_isl":{"value":12,"unit":"tokens"}},"error":{"code":500,"type":"Internal Server Error","message":"boom"}}
 `)

@@ -12,8 +12,11 @@ import (
 	"github.com/aiperf-go/aiperf/sink"
 )
 
-// benchRecords is the size of the benchmark's run.
-const benchRecords = 200000
+// benchRecords is the size of the benchmark's run, benchRunID its id.
+const (
+	benchRecords = 200000
+	benchRunID   = "20261122T040000Z-0000beef"
+)
 
 var (
 	benchMu     sync.Mutex
@@ -34,7 +37,7 @@ func benchStore(b *testing.B, name string, o genOptions) string {
 		b.Fatal(err)
 	}
 	benchStores[name] = dir
-	id := "20261122T040000Z-0000" + name[:4]
+	id := benchRunID
 	runDir := filepath.Join(dir, "runs", id)
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		b.Fatal(err)
@@ -62,22 +65,26 @@ func benchStore(b *testing.B, name string, o genOptions) string {
 
 // BenchmarkIngest ingests a store holding one run of 200,000 records made
 // by the runner's own encoder, into a fresh in-memory database per
-// iteration, and reports records/s and MB/s of JSONL. Shapes: non-streaming
-// (about 1 KB a record), and streaming with 16 and 128 chunks on average,
-// whose inter_chunk_latency lists dominate the size.
+// iteration (one database file for -dbfile: the commit writes it), and
+// reports records/s and MB/s of JSONL. Shapes: non-streaming (about 1 KB a
+// record), and streaming with 16 and 128 chunks on average, whose
+// inter_chunk_latency lists dominate the size.
 func BenchmarkIngest(b *testing.B) {
+	nonStreaming := genOptions{Records: benchRecords, OSL: 200, ISL: 550, ErrorEvery: 100, Seed: 1}
 	shapes := []struct {
-		name string
-		o    genOptions
+		name, data string
+		o          genOptions
+		file       bool // into a database file rather than memory
 	}{
-		{"nonstreaming", genOptions{Records: benchRecords, OSL: 200, ISL: 550, ErrorEvery: 100, Seed: 1}},
-		{"stream-osl16", genOptions{Records: benchRecords, Streaming: true, OSL: 16, ISL: 550, ErrorEvery: 100, Seed: 2}},
-		{"stream-osl128", genOptions{Records: benchRecords, Streaming: true, OSL: 128, ISL: 550, ErrorEvery: 100, Seed: 3}},
+		{"nonstreaming", "nonstreaming", nonStreaming, false},
+		{"nonstreaming-dbfile", "nonstreaming", nonStreaming, true},
+		{"stream-osl16", "stream-osl16", genOptions{Records: benchRecords, Streaming: true, OSL: 16, ISL: 550, ErrorEvery: 100, Seed: 2}, false},
+		{"stream-osl128", "stream-osl128", genOptions{Records: benchRecords, Streaming: true, OSL: 128, ISL: 550, ErrorEvery: 100, Seed: 3}, false},
 	}
 	for _, s := range shapes {
 		b.Run(s.name, func(b *testing.B) {
-			dir := benchStore(b, s.name, s.o)
-			fi, err := os.Stat(filepath.Join(dir, "runs", "20261122T040000Z-0000"+s.name[:4], "profile_export.jsonl"))
+			dir := benchStore(b, s.data, s.o)
+			fi, err := os.Stat(filepath.Join(dir, "runs", benchRunID, "profile_export.jsonl"))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -91,7 +98,11 @@ func BenchmarkIngest(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				b.StopTimer()
-				db, err := Open(ctx, "")
+				path := ""
+				if s.file {
+					path = filepath.Join(b.TempDir(), "bench.duckdb")
+				}
+				db, err := Open(ctx, path)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -49,6 +49,9 @@ func newIngestCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 				return err
 			}
 			defer db.Close()
+			// A run that cannot be read is reported and the others still
+			// load; the command then exits non-zero.
+			var failed []error
 			for _, src := range args {
 				store, err := sink.Open(ctx, src, opener.Mux())
 				if err != nil {
@@ -57,16 +60,17 @@ func newIngestCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 				st, err := db.Ingest(ctx, src, store)
 				store.Close()
 				if err != nil {
-					return fmt.Errorf("ingest %s: %w", src, err)
+					failed = append(failed, fmt.Errorf("ingest %s: %w", src, err))
 				}
 				if !sink.IsURL(src) {
 					more, err := db.IngestAIPerfDir(ctx, src)
 					if err != nil {
-						return fmt.Errorf("ingest %s: %w", src, err)
+						failed = append(failed, fmt.Errorf("ingest %s: %w", src, err))
 					}
 					st.RunsSeen += more.RunsSeen
 					st.RunsLoaded += more.RunsLoaded
 					st.RunsSkipped += more.RunsSkipped
+					st.RunsFailed += more.RunsFailed
 					st.Records += more.Records
 					st.Duration += more.Duration
 				}
@@ -74,10 +78,10 @@ func newIngestCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 				if s := st.Duration.Seconds(); s > 0 {
 					rate = float64(st.Records) / s
 				}
-				fmt.Fprintf(rc.stdout, "%s: %d runs seen, %d loaded, %d unchanged; %d records in %.2fs (%.0f records/s)\n",
-					src, st.RunsSeen, st.RunsLoaded, st.RunsSkipped, st.Records, st.Duration.Seconds(), rate)
+				fmt.Fprintf(rc.stdout, "%s: %d runs seen, %d loaded, %d unchanged, %d failed; %d records in %.2fs (%.0f records/s)\n",
+					src, st.RunsSeen, st.RunsLoaded, st.RunsSkipped, st.RunsFailed, st.Records, st.Duration.Seconds(), rate)
 			}
-			return nil
+			return errors.Join(failed...)
 		},
 	}
 }
