@@ -37,7 +37,7 @@ integration:
 	./scripts/emulators.sh install all
 	./scripts/emulators.sh start all
 	@set -a; eval "$$(./scripts/emulators.sh env)"; set +a; \
-	AIPERF_TEST_REQUIRE_STORES=1 $(GO) test -count=1 -tags integration -run 'Conformance|MinIO' ./sink/ ./runner/; \
+	AIPERF_TEST_REQUIRE_STORES=1 $(GO) test -count=1 -tags integration -run 'Conformance|MinIO' ./sink/ ./runner/ ./cmd/aiperf-report/; \
 	rc=$$?; ./scripts/emulators.sh stop all; exit $$rc
 
 $(STATICCHECK):
