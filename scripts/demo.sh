@@ -15,7 +15,7 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 
-rm -rf "$OUT"
+rm -rf "$OUT" "$OUT.duckdb"
 "$BIN" profile \
   --model mock-model \
   --url "http://127.0.0.1:$PORT" \
@@ -30,3 +30,11 @@ rm -rf "$OUT"
 echo
 echo "Artifacts in $OUT:"
 ls -l "$OUT"
+
+REPORT=${REPORT:-./bin/aiperf-report}
+if [ -x "$REPORT" ]; then
+  echo
+  echo "The same run through aiperf-report (DuckDB):"
+  "$REPORT" --db "$OUT.duckdb" ingest "$OUT"
+  "$REPORT" --db "$OUT.duckdb" sql "SELECT run_id, status, model, records, round(quantile_cont(r.time_to_first_token, 0.99), 2) AS ttft_p99_ms FROM runs JOIN requests r USING (run_id) GROUP BY ALL"
+fi
