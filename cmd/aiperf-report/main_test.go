@@ -104,6 +104,16 @@ func TestIngestShowCompareRegress(t *testing.T) {
 		t.Fatalf("sql: %s", out)
 	}
 
+	// Charts and the self-contained HTML report.
+	charts := t.TempDir()
+	if code, out, errs = reportCLI(t, "--db", db, "plot", "--output", charts); code != 0 || !strings.Contains(out, "report.html") {
+		t.Fatalf("plot: %d %s %s", code, out, errs)
+	}
+	page, err := os.ReadFile(filepath.Join(charts, "report.html"))
+	if err != nil || !strings.Contains(string(page), "<svg") || strings.Contains(string(page), "<script") {
+		t.Fatalf("report.html: %v", err)
+	}
+
 	// Parquet export, read back through DuckDB.
 	pq := t.TempDir()
 	if code, out, errs = reportCLI(t, "--db", db, "export", pq); code != 0 || !strings.Contains(out, "requests.parquet") {

@@ -1,0 +1,126 @@
+package plot
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// ErrRunNotFound is returned (wrapped, with the run id) when a named run is
+// not in the database.
+var ErrRunNotFound = errors.New("run not found")
+
+// loadPoints returns the Pareto points of the named runs, in the order
+// named, or of every complete run (oldest first) when none is named: X is
+// TTFT p50 (ms), Y output token throughput (tokens/s), NaN when the run has
+// no summary. A named run that does not exist is ErrRunNotFound.
+func loadPoints(ctx context.Context, db *sql.DB, runIDs []string) ([]Point, error) {
+	q := `SELECT run_id, coalesce(model, ''), time_to_first_token_p50, output_token_throughput
+		FROM run_summary `
+	var args []any
+	if len(runIDs) == 0 {
+		q += `WHERE status = 'complete' ORDER BY start_time, run_id`
+	} else {
+		q += `WHERE run_id IN (?` + strings.Repeat(", ?", len(runIDs)-1) + `)`
+		for _, id := range runIDs {
+			args = append(args, id)
+		}
+	}
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("load runs: %w", err)
+	}
+	defer rows.Close()
+	byID := map[string]Point{}
+	var points []Point
+	for rows.Next() {
+		var p Point
+		var x, y sql.NullFloat64
+		if err := rows.Scan(&p.RunID, &p.Group, &x, &y); err != nil {
+			return nil, fmt.Errorf("load runs: %w", err)
+		}
+		p.X, p.Y = orNaN(x), orNaN(y)
+		byID[p.RunID] = p
+		points = append(points, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load runs: %w", err)
+	}
+	if len(runIDs) == 0 {
+		return points, nil
+	}
+	points = points[:0]
+	for _, id := range runIDs {
+		p, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("run %s: %w", id, ErrRunNotFound)
+		}
+		points = append(points, p)
+	}
+	return points, nil
+}
+
+// newestRun returns the id of the complete run with the latest start time
+// (ties: the greatest id), or "" when there is none.
+func newestRun(ctx context.Context, db *sql.DB) (string, error) {
+	var id string
+	err := db.QueryRowContext(ctx, `SELECT run_id FROM runs WHERE status = 'complete'
+		ORDER BY start_time DESC NULLS LAST, run_id DESC LIMIT 1`).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("newest run: %w", err)
+	}
+	return id, nil
+}
+
+// loadRequests returns the valid profiling requests of a run, by start
+// time, with Start relative to the earliest of them. It returns no
+// requests (and no error) for an unknown run.
+func loadRequests(ctx context.Context, db *sql.DB, runID string) ([]Request, error) {
+	rows, err := db.QueryContext(ctx, `SELECT request_start_ns, time_to_first_token, request_latency
+		FROM requests
+		WHERE run_id = ? AND valid AND coalesce(phase, 'profiling') = 'profiling'
+		ORDER BY request_start_ns NULLS LAST, request_num`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("load requests of %s: %w", runID, err)
+	}
+	defer rows.Close()
+	var reqs []Request
+	var starts []sql.NullInt64
+	first := int64(math.MaxInt64)
+	for rows.Next() {
+		var start sql.NullInt64
+		var ttft, lat sql.NullFloat64
+		if err := rows.Scan(&start, &ttft, &lat); err != nil {
+			return nil, fmt.Errorf("load requests of %s: %w", runID, err)
+		}
+		if start.Valid && start.Int64 < first {
+			first = start.Int64
+		}
+		starts = append(starts, start)
+		reqs = append(reqs, Request{TTFT: orNaN(ttft), Latency: orNaN(lat)})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load requests of %s: %w", runID, err)
+	}
+	for i, s := range starts {
+		reqs[i].Start = math.NaN()
+		if s.Valid {
+			reqs[i].Start = float64(s.Int64-first) / 1e9
+		}
+	}
+	return reqs, nil
+}
+
+// orNaN returns the value of v, or NaN when it is NULL.
+func orNaN(v sql.NullFloat64) float64 {
+	if !v.Valid {
+		return math.NaN()
+	}
+	return v.Float64
+}

@@ -1,0 +1,114 @@
+package plot
+
+import (
+	"math"
+	"reflect"
+	"testing"
+)
+
+func ids(ps []Point) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.RunID)
+	}
+	return out
+}
+
+func TestFrontier(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name   string
+		points []Point
+		want   []string // run ids, by X
+	}{
+		{"none", nil, nil},
+		{"one", []Point{{RunID: "a", X: 10, Y: 100}}, []string{"a"}},
+		{
+			// b is faster and higher than c; a is fastest; d has the most throughput.
+			"staircase",
+			[]Point{
+				{RunID: "a", X: 10, Y: 100},
+				{RunID: "b", X: 20, Y: 300},
+				{RunID: "c", X: 25, Y: 250},
+				{RunID: "d", X: 40, Y: 500},
+				{RunID: "e", X: 50, Y: 400},
+			},
+			[]string{"a", "b", "d"},
+		},
+		{
+			// A point with the same X and a lower Y is dominated, as is one
+			// with the same Y and a higher X.
+			"ties dominate",
+			[]Point{
+				{RunID: "a", X: 10, Y: 100},
+				{RunID: "b", X: 10, Y: 90},
+				{RunID: "c", X: 20, Y: 100},
+			},
+			[]string{"a"},
+		},
+		{
+			"equal points are both kept",
+			[]Point{{RunID: "b", X: 10, Y: 100}, {RunID: "a", X: 10, Y: 100}, {RunID: "c", X: 5, Y: 50}},
+			[]string{"c", "a", "b"},
+		},
+		{
+			"one point dominates all",
+			[]Point{{RunID: "a", X: 30, Y: 1}, {RunID: "b", X: 1, Y: 30}, {RunID: "c", X: 2, Y: 2}},
+			[]string{"b"},
+		},
+		{
+			"NaN and Inf ignored",
+			[]Point{{RunID: "a", X: nan, Y: 1000}, {RunID: "b", X: 5, Y: 5}, {RunID: "c", X: 1, Y: math.Inf(1)}},
+			[]string{"b"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ids(Frontier(tt.points)); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Frontier = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParetoNeedsAPoint(t *testing.T) {
+	if _, err := Pareto([]Point{{RunID: "a", X: math.NaN(), Y: 1}}, "x", "y"); err == nil {
+		t.Fatal("want an error for no finite point")
+	}
+	p, err := Pareto([]Point{{RunID: "a", Group: "m1", X: 1, Y: 2}, {RunID: "b", Group: "m2", X: 2, Y: 3}}, "x", "y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.X.Label.Text != "x" || p.Y.Label.Text != "y" {
+		t.Errorf("labels %q %q", p.X.Label.Text, p.Y.Label.Text)
+	}
+}
+
+func TestRunCharts(t *testing.T) {
+	reqs := []Request{{Start: 0, TTFT: 10, Latency: 50}, {Start: 1, TTFT: math.NaN(), Latency: 70}}
+	if _, err := TTFTOverTime("r", reqs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TTFTOverTime("r", []Request{{Start: 0, TTFT: math.NaN(), Latency: 1}}); err == nil {
+		t.Error("want an error for no TTFT")
+	}
+	if _, err := LatencyHistogram("r", reqs, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LatencyHistogram("r", nil, 0); err == nil {
+		t.Error("want an error for no latency")
+	}
+}
+
+func TestFileBase(t *testing.T) {
+	for in, want := range map[string]string{
+		"20261122T035800Z-1a2b3c4d": "20261122T035800Z-1a2b3c4d",
+		"aiperf-x/../y":             "aiperf-x_.._y",
+		"..":                        "run",
+		"a b":                       "a_b",
+	} {
+		if got := fileBase(in); got != want {
+			t.Errorf("fileBase(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

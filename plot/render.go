@@ -1,0 +1,154 @@
+package plot
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	gonumplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+)
+
+// Chart size of every file Render writes.
+const (
+	chartWidth  = 8 * vg.Inch
+	chartHeight = 5 * vg.Inch
+)
+
+// Axis labels of the Pareto chart.
+const (
+	paretoX = "TTFT p50 (ms)"
+	paretoY = "output token throughput (tokens/s)"
+)
+
+// Render draws the charts of runs in db into dir (created if needed) and
+// returns the paths written, report.html last. The Pareto chart
+// (pareto.png, pareto.svg) covers the named runs, or every complete run
+// when runIDs is empty; the per-run charts (<run>-ttft.*, <run>-latency.*)
+// cover the named runs, or the newest complete run. report.html is one
+// self-contained page holding every SVG inline. A chart without data (TTFT
+// of a non-streaming run, no run with a summary) is left out and noted in
+// the page. A named run missing from db is ErrRunNotFound. Render blocks
+// until everything is written; files already in dir are overwritten.
+func Render(ctx context.Context, db *sql.DB, dir string, runIDs []string) ([]string, error) {
+	points, err := loadPoints(ctx, db, runIDs)
+	if err != nil {
+		return nil, err
+	}
+	detail := runIDs
+	if len(detail) == 0 {
+		id, err := newestRun(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		if id != "" {
+			detail = []string{id}
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
+
+	w := &writer{dir: dir}
+	rep := report{Title: "aiperf-go benchmark report", Runs: runRows(points)}
+	pareto := section{Heading: "Throughput vs latency"}
+	if len(points) == 0 {
+		pareto.Notes = append(pareto.Notes, "No complete runs.")
+	} else {
+		p, err := Pareto(points, paretoX, paretoY)
+		w.add(&pareto, "pareto", "Pareto frontier", p, err)
+	}
+	rep.Sections = append(rep.Sections, pareto)
+
+	for _, id := range detail {
+		if err := ctx.Err(); err != nil {
+			return w.paths, err
+		}
+		reqs, err := loadRequests(ctx, db, id)
+		if err != nil {
+			return w.paths, err
+		}
+		s := section{Heading: "Run " + id}
+		base := fileBase(id)
+		p, err := TTFTOverTime(id, reqs)
+		w.add(&s, base+"-ttft", "TTFT over time", p, err)
+		p, err = LatencyHistogram(id, reqs, 0)
+		w.add(&s, base+"-latency", "Request latency", p, err)
+		rep.Sections = append(rep.Sections, s)
+	}
+	if w.err != nil {
+		return w.paths, w.err
+	}
+
+	var page bytes.Buffer
+	if err := writeHTML(&page, rep); err != nil {
+		return w.paths, err
+	}
+	html := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(html, page.Bytes(), 0o644); err != nil {
+		return w.paths, fmt.Errorf("render: %w", err)
+	}
+	return append(w.paths, html), nil
+}
+
+// writer saves charts as PNG and SVG, remembering the paths written and
+// the first error.
+type writer struct {
+	dir   string
+	paths []string
+	err   error
+}
+
+// add saves p as base.png and base.svg and appends it to s; when the chart
+// could not be drawn (perr), it appends perr as a note instead.
+func (w *writer) add(s *section, base, title string, p *gonumplot.Plot, perr error) {
+	if w.err != nil {
+		return
+	}
+	if perr != nil {
+		s.Notes = append(s.Notes, perr.Error())
+		return
+	}
+	for _, format := range []string{"png", "svg"} {
+		wt, err := p.WriterTo(chartWidth, chartHeight, format)
+		if err != nil {
+			w.err = fmt.Errorf("render %s: %w", base, err)
+			return
+		}
+		var b bytes.Buffer
+		if _, err := wt.WriteTo(&b); err != nil {
+			w.err = fmt.Errorf("render %s: %w", base, err)
+			return
+		}
+		path := filepath.Join(w.dir, base+"."+format)
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			w.err = fmt.Errorf("render: %w", err)
+			return
+		}
+		w.paths = append(w.paths, path)
+		if format == "svg" {
+			s.Charts = append(s.Charts, chart{Title: title, File: base, SVG: inlineSVG(b.Bytes())})
+		}
+	}
+}
+
+// fileBase turns a run id into a file name: every character other than a
+// letter, digit, '.', '-' or '_' becomes '_'.
+func fileBase(runID string) string {
+	b := []byte(runID)
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_'
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	s := strings.TrimLeft(string(b), ".")
+	if s == "" {
+		s = "run"
+	}
+	return s
+}

@@ -1,0 +1,215 @@
+package plot
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/xml"
+	"errors"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/aiperf-go/aiperf/query"
+)
+
+// testDB returns an in-memory database with three complete runs of two
+// models, a failed run, and the requests of run r3 (newest) and r1.
+func testDB(t *testing.T) *sql.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := query.Open(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	stmts := []string{
+		`INSERT INTO runs (run_id, source, status, start_time, model, ingested_at, content_key) VALUES
+			('r1', 's', 'complete', TIMESTAMP '2026-01-01 00:00:00', 'model-a', now(), 'k1'),
+			('r2', 's', 'complete', TIMESTAMP '2026-01-02 00:00:00', 'model-a', now(), 'k2'),
+			('r3', 's', 'complete', TIMESTAMP '2026-01-03 00:00:00', 'model-b', now(), 'k3'),
+			('r4', 's', 'failed',   TIMESTAMP '2026-01-04 00:00:00', 'model-b', now(), 'k4')`,
+		// r1: 20 ms, 500 tok/s; r2: 30 ms, 400 tok/s (dominated by r1); r3: 50 ms, 900 tok/s.
+		`INSERT INTO run_metrics (run_id, tag, unit, avg, p50, scalar) VALUES
+			('r1', 'time_to_first_token', 'ms', 21, 20, false),
+			('r1', 'output_token_throughput', 'tokens/sec', 500, NULL, true),
+			('r2', 'time_to_first_token', 'ms', 31, 30, false),
+			('r2', 'output_token_throughput', 'tokens/sec', 400, NULL, true),
+			('r3', 'time_to_first_token', 'ms', 51, 50, false),
+			('r3', 'output_token_throughput', 'tokens/sec', 900, NULL, true),
+			('r4', 'time_to_first_token', 'ms', 1, 1, false),
+			('r4', 'output_token_throughput', 'tokens/sec', 9999, NULL, true)`,
+		`INSERT INTO requests (run_id, request_num, phase, request_start_ns, time_to_first_token, request_latency, valid)
+			SELECT 'r3', i, 'profiling', 1000000000 + i * 100000000, 40 + i, 100 + 3 * i, true FROM range(30) t(i)`,
+		`INSERT INTO requests (run_id, request_num, phase, request_start_ns, time_to_first_token, request_latency, valid)
+			SELECT 'r1', i, 'profiling', 5000000000 + i * 50000000, NULL, 80 + i, true FROM range(10) t(i)`,
+	}
+	for _, s := range stmts {
+		if _, err := db.SQL().ExecContext(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	return db.SQL()
+}
+
+func names(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		out = append(out, filepath.Base(p))
+	}
+	return out
+}
+
+func TestRenderDefault(t *testing.T) {
+	db := testDB(t)
+	dir := t.TempDir()
+	paths, err := Render(context.Background(), db, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"pareto.png", "pareto.svg", "r3-ttft.png", "r3-ttft.svg", "r3-latency.png", "r3-latency.svg", "report.html"}
+	if got := names(paths); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("files %v, want %v", got, want)
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch filepath.Ext(p) {
+		case ".png":
+			if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+				t.Errorf("%s: %v", p, err)
+			}
+		case ".svg":
+			checkXML(t, p, b)
+		}
+	}
+	html := readFile(t, filepath.Join(dir, "report.html"))
+	checkSelfContained(t, html)
+	if n := strings.Count(html, "<svg"); n != 3 {
+		t.Errorf("report.html inlines %d SVGs, want 3", n)
+	}
+	// The failed run r4 is not on the default chart; r2 is dominated by r1.
+	for _, s := range []string{
+		"<td>r1</td><td>model-a</td><td class=\"num\">20.00</td><td class=\"num\">500.00</td><td>yes</td>",
+		"<td>r2</td><td>model-a</td><td class=\"num\">30.00</td><td class=\"num\">400.00</td><td></td>",
+		"<td>r3</td><td>model-b</td><td class=\"num\">50.00</td><td class=\"num\">900.00</td><td>yes</td>",
+		"model-a", "model-b", "Pareto frontier",
+	} {
+		if !strings.Contains(html, s) {
+			t.Errorf("report.html lacks %q", s)
+		}
+	}
+	if strings.Contains(html, "<td>r4</td>") {
+		t.Error("report.html lists the failed run")
+	}
+}
+
+func TestRenderNamedRuns(t *testing.T) {
+	db := testDB(t)
+	dir := t.TempDir()
+	paths, err := Render(context.Background(), db, dir, []string{"r1", "r4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// r1 has no TTFT (non-streaming): its TTFT chart is left out and noted;
+	// r4 has no requests at all.
+	want := "pareto.png pareto.svg r1-latency.png r1-latency.svg report.html"
+	if got := strings.Join(names(paths), " "); got != want {
+		t.Fatalf("files %s, want %s", got, want)
+	}
+	html := readFile(t, filepath.Join(dir, "report.html"))
+	checkSelfContained(t, html)
+	for _, s := range []string{"run r1 has no request with a TTFT", "run r4 has no request with a latency", "<td>r4</td>"} {
+		if !strings.Contains(html, s) {
+			t.Errorf("report.html lacks %q", s)
+		}
+	}
+
+	_, err = Render(context.Background(), db, t.TempDir(), []string{"r1", "nope"})
+	if !errors.Is(err, ErrRunNotFound) || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("unknown run: %v", err)
+	}
+}
+
+func TestRenderEmpty(t *testing.T) {
+	db, err := query.Open(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	dir := t.TempDir()
+	paths, err := Render(context.Background(), db.SQL(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(names(paths), " "); got != "report.html" {
+		t.Fatalf("files %s", got)
+	}
+	if html := readFile(t, paths[0]); !strings.Contains(html, "No complete runs.") {
+		t.Error("report.html must say there are no runs")
+	}
+}
+
+func TestLoadRequests(t *testing.T) {
+	db := testDB(t)
+	reqs, err := loadRequests(context.Background(), db, "r3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reqs) != 30 {
+		t.Fatalf("%d requests, want 30", len(reqs))
+	}
+	// Request 7 starts 0.7 s after the first, TTFT 47 ms, latency 121 ms.
+	if r := reqs[7]; r.Start < 0.7-1e-9 || r.Start > 0.7+1e-9 || r.TTFT != 47 || r.Latency != 121 {
+		t.Errorf("request 7 = %+v", r)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func checkXML(t *testing.T, name string, b []byte) {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(b))
+	root := ""
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: not XML: %v", name, err)
+		}
+		if se, ok := tok.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
+		}
+	}
+	if root != "svg" {
+		t.Errorf("%s: root element %q, want svg", name, root)
+	}
+}
+
+// namespaces are the only URLs a self-contained page may hold.
+var namespaces = regexp.MustCompile(`"http://www\.w3\.org/(2000/svg|1999/xlink)"`)
+
+func checkSelfContained(t *testing.T, html string) {
+	t.Helper()
+	rest := namespaces.ReplaceAllString(html, `""`)
+	for _, s := range []string{"http://", "https://", "<script", "<link", "@import", "url("} {
+		if strings.Contains(rest, s) {
+			t.Errorf("report.html references %q", s)
+		}
+	}
+}
