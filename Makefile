@@ -32,12 +32,14 @@ timing: ## timing-accuracy tests, which the race detector's overhead would disto
 
 # The blob-store conformance suite and fault tests against real servers
 # (MinIO, fake-gcs-server, Azurite), installed and cached by
-# scripts/emulators.sh, started here and always stopped.
+# scripts/emulators.sh, started here and always stopped; and the report's
+# headless-Chromium test (scripts/chromium.sh installs Debian's chromium).
 integration:
+	./scripts/chromium.sh
 	./scripts/emulators.sh install all
 	./scripts/emulators.sh start all
 	@set -a; eval "$$(./scripts/emulators.sh env)"; set +a; \
-	AIPERF_TEST_REQUIRE_STORES=1 $(GO) test -count=1 -tags integration -run 'Conformance|MinIO' ./sink/ ./runner/ ./cmd/aiperf-report/; \
+	AIPERF_TEST_REQUIRE_STORES=1 $(GO) test -count=1 -tags integration -run 'Conformance|MinIO|Chromium' ./sink/ ./runner/ ./cmd/aiperf-report/ ./plot/; \
 	rc=$$?; ./scripts/emulators.sh stop all; exit $$rc
 
 $(STATICCHECK):
