@@ -123,3 +123,11 @@ func Percentile(values []float64, p float64) float64 {
 	slices.Sort(sorted)
 	return percentile(sorted, p)
 }
+
+// PairwiseSum returns numpy's np.add.reduce of a float64 array (pairwise
+// summation), bit for bit, so that means match AIPerf's exactly.
+func PairwiseSum(a []float64) float64 { return pairwiseSum(a) }
+
+// PercentileSorted returns np.percentile(sorted, p) (linear) for an
+// ascending, non-empty slice, bit for bit.
+func PercentileSorted(sorted []float64, p float64) float64 { return percentile(sorted, p) }

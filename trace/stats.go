@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"math/bits"
 	"slices"
+
+	"github.com/aiperf-go/aiperf/metrics"
 )
 
 // Stats is AIPerf's MetricStats: a distribution's summary as numpy computes
@@ -22,8 +24,7 @@ type Stats struct {
 // summarize returns the Stats of values, or nil for no values (AIPerf's
 // None, written as null). values is not modified.
 //
-// The arithmetic reproduces numpy bit for bit, as metrics/stats.go does for
-// the profile export: pairwise summation for the mean and for the sum of
+// The arithmetic reproduces numpy bit for bit with metrics' helpers: pairwise summation for the mean and for the sum of
 // squared deviations, numpy's _lerp for percentiles (computed from the
 // upper neighbour when the fraction is >= 0.5), and np.median's
 // (a+b)/2 — which can differ in the last bit from percentile 50.
@@ -32,13 +33,13 @@ func summarize(values []float64) *Stats {
 	if n == 0 {
 		return nil
 	}
-	mean := pairwiseSum(values) / float64(n)
+	mean := metrics.PairwiseSum(values) / float64(n)
 	buf := make([]float64, n)
 	for i, x := range values {
 		d := x - mean
 		buf[i] = d * d
 	}
-	std := math.Sqrt(pairwiseSum(buf) / float64(n))
+	std := math.Sqrt(metrics.PairwiseSum(buf) / float64(n))
 	sorted := buf
 	copy(sorted, values)
 	slices.Sort(sorted)
@@ -50,66 +51,11 @@ func summarize(values []float64) *Stats {
 		Mean:   mean,
 		StdDev: std,
 		Min:    sorted[0],
-		P25:    percentile(sorted, 0.25),
+		P25:    metrics.PercentileSorted(sorted, 25),
 		Median: median,
-		P75:    percentile(sorted, 0.75),
+		P75:    metrics.PercentileSorted(sorted, 75),
 		Max:    sorted[n-1],
 	}
-}
-
-// pairwiseSum returns numpy's np.add.reduce of a contiguous float64 array:
-// 8 accumulators over blocks of up to 128 values, halves rounded down to a
-// multiple of 8 above that. For integer values whose partial sums stay below
-// 2^53 every order gives the exact sum, so it also matches np.mean of an
-// int64 array.
-func pairwiseSum(a []float64) float64 {
-	n := len(a)
-	switch {
-	case n < 8:
-		res := 0.0
-		for _, x := range a {
-			res += x
-		}
-		return res
-	case n <= 128:
-		var r [8]float64
-		copy(r[:], a[:8])
-		i := 8
-		for ; i < n-n%8; i += 8 {
-			r[0] += a[i]
-			r[1] += a[i+1]
-			r[2] += a[i+2]
-			r[3] += a[i+3]
-			r[4] += a[i+4]
-			r[5] += a[i+5]
-			r[6] += a[i+6]
-			r[7] += a[i+7]
-		}
-		res := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-		for ; i < n; i++ {
-			res += a[i]
-		}
-		return res
-	}
-	n2 := n / 2
-	n2 -= n2 % 8
-	return pairwiseSum(a[:n2]) + pairwiseSum(a[n2:])
-}
-
-// percentile returns np.percentile(sorted, 100*q) for an ascending,
-// non-empty slice: index (n-1)*q, then numpy's _lerp.
-func percentile(sorted []float64, q float64) float64 {
-	n := len(sorted)
-	virtual := float64(n-1) * q
-	lo := int(math.Floor(virtual))
-	hi := min(lo+1, n-1)
-	t := virtual - float64(lo)
-	a, b := sorted[lo], sorted[hi]
-	diff := b - a
-	if t >= 0.5 {
-		return b - diff*(1-t)
-	}
-	return a + diff*t
 }
 
 // exactMean returns Python's statistics.mean of values: the exact rational
