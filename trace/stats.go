@@ -24,10 +24,11 @@ type Stats struct {
 // summarize returns the Stats of values, or nil for no values (AIPerf's
 // None, written as null). values is not modified.
 //
-// The arithmetic reproduces numpy bit for bit with metrics' helpers: pairwise summation for the mean and for the sum of
-// squared deviations, numpy's _lerp for percentiles (computed from the
-// upper neighbour when the fraction is >= 0.5), and np.median's
-// (a+b)/2 — which can differ in the last bit from percentile 50.
+// The arithmetic reproduces numpy bit for bit with metrics' helpers:
+// pairwise summation for the mean and for the sum of squared deviations,
+// numpy's _lerp for percentiles (computed from the upper neighbour when the
+// fraction is >= 0.5), and np.median's (a+b)/2, which can differ in the last
+// bit from percentile 50.
 func summarize(values []float64) *Stats {
 	n := len(values)
 	if n == 0 {
