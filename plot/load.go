@@ -82,7 +82,8 @@ func newestRun(ctx context.Context, db *sql.DB) (string, error) {
 // time, with Start relative to the earliest of them. It returns no
 // requests (and no error) for an unknown run.
 func loadRequests(ctx context.Context, db *sql.DB, runID string) ([]Request, error) {
-	rows, err := db.QueryContext(ctx, `SELECT request_start_ns, time_to_first_token, request_latency
+	rows, err := db.QueryContext(ctx, `SELECT request_start_ns, time_to_first_token, inter_token_latency,
+			request_latency, input_sequence_length, output_sequence_length
 		FROM requests
 		WHERE run_id = ? AND valid AND coalesce(phase, 'profiling') = 'profiling'
 		ORDER BY request_start_ns NULLS LAST, request_num`, runID)
@@ -95,15 +96,15 @@ func loadRequests(ctx context.Context, db *sql.DB, runID string) ([]Request, err
 	first := int64(math.MaxInt64)
 	for rows.Next() {
 		var start sql.NullInt64
-		var ttft, lat sql.NullFloat64
-		if err := rows.Scan(&start, &ttft, &lat); err != nil {
+		var ttft, itl, lat, isl, osl sql.NullFloat64
+		if err := rows.Scan(&start, &ttft, &itl, &lat, &isl, &osl); err != nil {
 			return nil, fmt.Errorf("load requests of %s: %w", runID, err)
 		}
 		if start.Valid && start.Int64 < first {
 			first = start.Int64
 		}
 		starts = append(starts, start)
-		reqs = append(reqs, Request{TTFT: orNaN(ttft), Latency: orNaN(lat)})
+		reqs = append(reqs, Request{TTFT: orNaN(ttft), ITL: orNaN(itl), Latency: orNaN(lat), ISL: orNaN(isl), OSL: orNaN(osl)})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load requests of %s: %w", runID, err)

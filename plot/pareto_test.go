@@ -4,6 +4,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	gonumplot "gonum.org/v1/plot"
 )
 
 func ids(ps []Point) []string {
@@ -109,6 +111,41 @@ func TestFileBase(t *testing.T) {
 	} {
 		if got := fileBase(in); got != want {
 			t.Errorf("fileBase(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestThroughputWindows checks output tokens/s per window by hand: with
+// 1 s windows, a request ending at 0.5 s with 10 tokens and one ending at
+// 1.2 s with 20 tokens give 10 and 20 tokens/s; a request without an OSL
+// or a latency is left out.
+func TestThroughputWindows(t *testing.T) {
+	nan := math.NaN()
+	reqs := []Request{
+		{Start: 0, Latency: 500, OSL: 10},
+		{Start: 0.2, Latency: 1000, OSL: 20},
+		{Start: 0.3, Latency: nan, OSL: 99},
+		{Start: 0.4, Latency: 100, OSL: nan},
+	}
+	xys, width := throughputWindows(reqs, 1)
+	if width != 1 || len(xys) != 2 || xys[0].X != 0 || xys[0].Y != 10 || xys[1].X != 1 || xys[1].Y != 20 {
+		t.Fatalf("windows %v width %v", xys, width)
+	}
+	// Default width: a twentieth of the run (1.2 s / 20 = 0.06 s), at least 0.1 s.
+	if _, width := throughputWindows(reqs, 0); width != 0.1 {
+		t.Fatalf("default width %v", width)
+	}
+	if xys, _ := throughputWindows([]Request{{Start: 0, Latency: 1, OSL: nan}}, 1); xys != nil {
+		t.Fatal("no OSL must give no windows")
+	}
+	for name, f := range map[string]func(string, []Request) (*gonumplot.Plot, error){"itl": ITLOverTime, "isl-osl": ISLvsOSL} {
+		none := []Request{{Start: 0, TTFT: nan, ITL: nan, Latency: nan, ISL: nan, OSL: nan}}
+		if _, err := f("r", none); err == nil {
+			t.Errorf("%s: no data must be an error", name)
+		}
+		full := []Request{{Start: 0, ITL: 5, ISL: 100, OSL: 10}}
+		if p, err := f("r", full); err != nil || p == nil {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

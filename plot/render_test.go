@@ -71,7 +71,8 @@ func TestRenderDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"pareto.png", "pareto.svg", "r3-ttft.png", "r3-ttft.svg", "r3-latency.png", "r3-latency.svg", "report.html"}
+	want := []string{"pareto.png", "pareto.svg", "r3-ttft.png", "r3-ttft.svg", "r3-latency-over-time.png", "r3-latency-over-time.svg",
+		"r3-latency.png", "r3-latency.svg", "report.html"}
 	if got := names(paths); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("files %v, want %v", got, want)
 	}
@@ -91,8 +92,8 @@ func TestRenderDefault(t *testing.T) {
 	}
 	html := readFile(t, filepath.Join(dir, "report.html"))
 	checkSelfContained(t, html)
-	if n := strings.Count(html, "<svg"); n != 3 {
-		t.Errorf("report.html inlines %d SVGs, want 3", n)
+	if n := strings.Count(html, "<svg"); n != 4 {
+		t.Errorf("report.html inlines %d SVGs, want 4", n)
 	}
 	// The failed run r4 is not on the default chart; r2 is dominated by r1.
 	for _, s := range []string{
@@ -119,7 +120,7 @@ func TestRenderNamedRuns(t *testing.T) {
 	}
 	// r1 has no TTFT (non-streaming): its TTFT chart is left out and noted;
 	// r4 has no requests at all.
-	want := "pareto.png pareto.svg r1-latency.png r1-latency.svg report.html"
+	want := "pareto.png pareto.svg r1-latency-over-time.png r1-latency-over-time.svg r1-latency.png r1-latency.svg report.html"
 	if got := strings.Join(names(paths), " "); got != want {
 		t.Fatalf("files %s, want %s", got, want)
 	}

@@ -16,8 +16,11 @@ import (
 type Request struct {
 	// Start is seconds since the run's first request started.
 	Start float64
-	// TTFT and Latency are time to first token and request latency, in ms.
-	TTFT, Latency float64
+	// TTFT, ITL and Latency are time to first token, inter-token latency
+	// and request latency, in ms.
+	TTFT, ITL, Latency float64
+	// ISL and OSL are the input and output sequence lengths, in tokens.
+	ISL, OSL float64
 }
 
 // finite reports whether v is neither NaN nor infinite.
@@ -27,23 +30,117 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // start (s since the run's first request). Requests without a TTFT are
 // left out; it returns an error when none has one.
 func TTFTOverTime(runID string, reqs []Request) (*gonumplot.Plot, error) {
+	return overTime(runID, "TTFT", func(r Request) float64 { return r.TTFT }, reqs)
+}
+
+// ITLOverTime is TTFTOverTime for inter-token latency (ms).
+func ITLOverTime(runID string, reqs []Request) (*gonumplot.Plot, error) {
+	return overTime(runID, "ITL", func(r Request) float64 { return r.ITL }, reqs)
+}
+
+// LatencyOverTime is TTFTOverTime for request latency (ms).
+func LatencyOverTime(runID string, reqs []Request) (*gonumplot.Plot, error) {
+	return overTime(runID, "request latency", func(r Request) float64 { return r.Latency }, reqs)
+}
+
+// overTime scatters get(request) in ms against request start, with the y
+// axis from zero to show the values' size and not just their spread.
+func overTime(runID, name string, get func(Request) float64, reqs []Request) (*gonumplot.Plot, error) {
 	var xys plotter.XYs
 	for _, r := range reqs {
-		if finite(r.Start) && finite(r.TTFT) {
-			xys = append(xys, plotter.XY{X: r.Start, Y: r.TTFT})
+		if v := get(r); finite(r.Start) && finite(v) {
+			xys = append(xys, plotter.XY{X: r.Start, Y: v})
 		}
 	}
 	if len(xys) == 0 {
-		return nil, fmt.Errorf("ttft over time: run %s has no request with a TTFT", runID)
+		return nil, fmt.Errorf("%s over time: run %s has no request with a %s", name, runID, name)
 	}
+	p, err := scatter(xys, name+" over time: "+runID, "request start (s since first request)", name+" (ms)")
+	if err != nil {
+		return nil, err
+	}
+	p.Y.Min = 0
+	return p, nil
+}
+
+// ISLvsOSL scatters each request's output length against its input length
+// (tokens); it returns an error when no request has both.
+func ISLvsOSL(runID string, reqs []Request) (*gonumplot.Plot, error) {
+	var xys plotter.XYs
+	for _, r := range reqs {
+		if finite(r.ISL) && finite(r.OSL) {
+			xys = append(xys, plotter.XY{X: r.ISL, Y: r.OSL})
+		}
+	}
+	if len(xys) == 0 {
+		return nil, fmt.Errorf("isl vs osl: run %s has no request with both lengths", runID)
+	}
+	return scatter(xys, "ISL vs OSL: "+runID, "input sequence length (tokens)", "output sequence length (tokens)")
+}
+
+// ThroughputOverTime plots output tokens per second over the run: each
+// request's OSL counts in the window in which it finished (start +
+// latency), in windows of width seconds (width <= 0: a twentieth of the
+// run, at least 0.1 s).
+func ThroughputOverTime(runID string, reqs []Request, width float64) (*gonumplot.Plot, error) {
+	xys, width := throughputWindows(reqs, width)
+	if len(xys) == 0 {
+		return nil, fmt.Errorf("throughput over time: run %s has no request with an output length", runID)
+	}
+	line, err := plotter.NewLine(xys)
+	if err != nil {
+		return nil, fmt.Errorf("throughput over time: %w", err)
+	}
+	line.StepStyle = plotter.PostStep
 	p := gonumplot.New()
-	p.Title.Text = "TTFT over time: " + runID
-	p.X.Label.Text = "request start (s since first request)"
-	p.Y.Label.Text = "TTFT (ms)"
+	p.Title.Text = "Output token throughput over time: " + runID
+	p.X.Label.Text = "time (s since first request)"
+	p.Y.Label.Text = fmt.Sprintf("output tokens/s (%.3g s windows)", width)
+	p.Add(plotter.NewGrid(), line)
+	p.Y.Min = 0
+	return p, nil
+}
+
+// throughputWindows returns output tokens/s per window (X = window start)
+// and the window width used; nil when no request has an end and an OSL.
+func throughputWindows(reqs []Request, width float64) (plotter.XYs, float64) {
+	type done struct{ at, tokens float64 }
+	var ends []done
+	last := 0.0
+	for _, r := range reqs {
+		at := r.Start + r.Latency/1000
+		if finite(at) && finite(r.OSL) {
+			ends = append(ends, done{at, r.OSL})
+			last = math.Max(last, at)
+		}
+	}
+	if len(ends) == 0 {
+		return nil, width
+	}
+	if width <= 0 {
+		width = math.Max(last/20, 0.1)
+	}
+	tokens := make([]float64, int(last/width)+1)
+	for _, d := range ends {
+		tokens[int(d.at/width)] += d.tokens
+	}
+	xys := make(plotter.XYs, len(tokens))
+	for i, c := range tokens {
+		xys[i] = plotter.XY{X: float64(i) * width, Y: c / width}
+	}
+	return xys, width
+}
+
+// scatter returns a scatter plot of xys with a grid and padded axes.
+func scatter(xys plotter.XYs, title, xLabel, yLabel string) (*gonumplot.Plot, error) {
+	p := gonumplot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
 	p.Add(plotter.NewGrid())
 	s, err := plotter.NewScatter(xys)
 	if err != nil {
-		return nil, fmt.Errorf("ttft over time: %w", err)
+		return nil, fmt.Errorf("%s: %w", title, err)
 	}
 	s.GlyphStyle.Shape = draw.CircleGlyph{}
 	s.GlyphStyle.Radius = vg.Points(2)
@@ -53,9 +150,7 @@ func TTFTOverTime(runID string, reqs []Request) (*gonumplot.Plot, error) {
 		xs[i], ys[i] = xy.X, xy.Y
 	}
 	pad(&p.X, xs)
-	// TTFT from zero, to show its size and not just its spread.
 	pad(&p.Y, append(ys, 0))
-	p.Y.Min = math.Max(p.Y.Min, 0)
 	return p, nil
 }
 
