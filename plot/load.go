@@ -18,7 +18,20 @@ var ErrRunNotFound = errors.New("run not found")
 // TTFT p50 (ms), Y output token throughput (tokens/s), NaN when the run has
 // no summary. A named run that does not exist is ErrRunNotFound.
 func loadPoints(ctx context.Context, db *sql.DB, runIDs []string) ([]Point, error) {
-	q := `SELECT run_id, coalesce(model, ''), time_to_first_token_p50, output_token_throughput
+	return loadPointsX(ctx, db, runIDs, `time_to_first_token_p50`)
+}
+
+// loadInteractivity is loadPoints with X the run's p50 output token
+// throughput per user (tokens/s/user).
+func loadInteractivity(ctx context.Context, db *sql.DB, runIDs []string) ([]Point, error) {
+	return loadPointsX(ctx, db, runIDs, `(SELECT m.p50 FROM run_metrics m
+		WHERE m.run_id = run_summary.run_id AND m.tag = 'output_token_throughput_per_user')`)
+}
+
+// loadPointsX is loadPoints with X given by the SQL expression xSQL over
+// run_summary.
+func loadPointsX(ctx context.Context, db *sql.DB, runIDs []string, xSQL string) ([]Point, error) {
+	q := `SELECT run_id, coalesce(model, ''), ` + xSQL + `, output_token_throughput
 		FROM run_summary `
 	var args []any
 	if len(runIDs) == 0 {

@@ -77,6 +77,40 @@ func Frontier(points []Point) []Point {
 // Points with a NaN or infinite coordinate are left out. It returns an
 // error when no point is left.
 func Pareto(points []Point, xLabel, yLabel string) (*gonumplot.Plot, error) {
+	return pareto(points, xLabel, yLabel, Frontier(points), true)
+}
+
+// ParetoMax is Pareto when X is maximised too (a per-user throughput
+// against the total: the interactivity curve), with the frontier of
+// FrontierMax; its legend goes top right.
+func ParetoMax(points []Point, xLabel, yLabel string) (*gonumplot.Plot, error) {
+	return pareto(points, xLabel, yLabel, FrontierMax(points), false)
+}
+
+// FrontierMax returns the points no other point dominates when both X and
+// Y are maximised, sorted by X then RunID (ties as Frontier).
+func FrontierMax(points []Point) []Point {
+	neg := make([]Point, len(points))
+	for i, p := range points {
+		neg[i] = p
+		neg[i].X = -p.X
+	}
+	front := Frontier(neg)
+	for i := range front {
+		front[i].X = -front[i].X
+	}
+	sort.SliceStable(front, func(i, j int) bool {
+		if front[i].X != front[j].X {
+			return front[i].X < front[j].X
+		}
+		return front[i].RunID < front[j].RunID
+	})
+	return front
+}
+
+// pareto draws points by group with front as the frontier line; the legend
+// goes in the corner the frontier leaves empty.
+func pareto(points []Point, xLabel, yLabel string, front []Point, legendLeft bool) (*gonumplot.Plot, error) {
 	groups := map[string]plotter.XYs{}
 	for _, p := range points {
 		if p.finite() {
@@ -97,11 +131,9 @@ func Pareto(points []Point, xLabel, yLabel string) (*gonumplot.Plot, error) {
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
 	p.Add(plotter.NewGrid())
-	// The top left (low latency, high throughput) holds no point beyond the
-	// frontier, so the legend goes there.
-	p.Legend.Top, p.Legend.Left = true, true
+	// The corner beyond the frontier holds no point, so the legend goes there.
+	p.Legend.Top, p.Legend.Left = true, legendLeft
 
-	front := Frontier(points)
 	line := make(plotter.XYs, len(front))
 	for i, f := range front {
 		line[i] = plotter.XY{X: f.X, Y: f.Y}

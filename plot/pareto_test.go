@@ -149,3 +149,26 @@ func TestThroughputWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontierMax: with both axes maximised, a point is dominated by one
+// that is at least as good on both and better on one.
+func TestFrontierMax(t *testing.T) {
+	pts := []Point{
+		{RunID: "a", X: 10, Y: 100}, // best per-user, lowest total
+		{RunID: "b", X: 8, Y: 150},
+		{RunID: "c", X: 7, Y: 140}, // dominated by b
+		{RunID: "d", X: 2, Y: 300}, // highest total
+		{RunID: "e", X: 2, Y: 200}, // dominated by d
+		{RunID: "f", X: math.NaN(), Y: 999},
+	}
+	var ids []string
+	for _, p := range FrontierMax(pts) {
+		ids = append(ids, p.RunID)
+	}
+	if want := []string{"d", "b", "a"}; !reflect.DeepEqual(ids, want) {
+		t.Fatalf("frontier %v, want %v", ids, want)
+	}
+	if p, err := ParetoMax(pts, "per user", "total"); err != nil || p == nil {
+		t.Fatal(err)
+	}
+}

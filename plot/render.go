@@ -61,6 +61,12 @@ func Render(ctx context.Context, db *sql.DB, dir string, runIDs []string) ([]str
 	} else {
 		p, err := Pareto(points, paretoX, paretoY)
 		w.add(&pareto, "pareto", "Pareto frontier", p, err)
+		inter, err := loadInteractivity(ctx, db, runIDs)
+		if err != nil {
+			return w.paths, err
+		}
+		p, err = ParetoMax(inter, "output token throughput per user p50 (tokens/s/user)", paretoY)
+		w.add(&pareto, "pareto-interactivity", "Throughput vs per-user throughput", p, err)
 	}
 	rep.Sections = append(rep.Sections, pareto)
 
