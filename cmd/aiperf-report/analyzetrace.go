@@ -7,6 +7,7 @@ import (
 
 	"github.com/peterbourgon/ff/v4"
 
+	"github.com/aiperf-go/aiperf/internal/command"
 	"github.com/aiperf-go/aiperf/trace"
 )
 
@@ -23,10 +24,10 @@ func newAnalyzeTraceCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 		Flags:     fs,
 		Exec: func(_ context.Context, args []string) error {
 			if len(args) != 1 {
-				return &usageError{errors.New("analyze-trace needs one trace file")}
+				return command.Usage(errors.New("analyze-trace needs one trace file"))
 			}
 			if *blockSize < 1 {
-				return &usageError{fmt.Errorf("--block-size must be >= 1, got %d", *blockSize)}
+				return command.Usage(fmt.Errorf("--block-size must be >= 1, got %d", *blockSize))
 			}
 			a, err := trace.AnalyzeFile(args[0], *blockSize)
 			if err != nil {

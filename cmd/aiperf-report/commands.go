@@ -13,6 +13,7 @@ import (
 	"github.com/peterbourgon/ff/v4"
 
 	"github.com/aiperf-go/aiperf/export"
+	"github.com/aiperf-go/aiperf/internal/command"
 	"github.com/aiperf-go/aiperf/query"
 	"github.com/aiperf-go/aiperf/report"
 	"github.com/aiperf-go/aiperf/sink"
@@ -27,7 +28,7 @@ func (rc *rootConfig) openDB(ctx context.Context) (*query.DB, error) {
 // print renders a table in --format.
 func (rc *rootConfig) print(t *report.Table) error {
 	if err := report.Write(rc.stdout, t, rc.format); err != nil {
-		return &usageError{fmt.Errorf("--format: %w", err)}
+		return command.Usage(fmt.Errorf("--format: %w", err))
 	}
 	return nil
 }
@@ -42,7 +43,7 @@ func newIngestCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 		Flags:     fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) == 0 {
-				return &usageError{errors.New("ingest needs at least one store: a directory or a URL such as s3://bucket/prefix")}
+				return command.Usage(errors.New("ingest needs at least one store: a directory or a URL such as s3://bucket/prefix"))
 			}
 			db, err := rc.openDB(ctx)
 			if err != nil {
@@ -128,7 +129,7 @@ func newShowCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 		Flags:     fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
-				return &usageError{errors.New("show needs one run id (see aiperf-report runs)")}
+				return command.Usage(errors.New("show needs one run id (see aiperf-report runs)"))
 			}
 			db, err := rc.openDB(ctx)
 			if err != nil {
@@ -153,7 +154,7 @@ func newCompareCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 		Flags:     fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 2 {
-				return &usageError{errors.New("compare needs two run ids")}
+				return command.Usage(errors.New("compare needs two run ids"))
 			}
 			db, err := rc.openDB(ctx)
 			if err != nil {
@@ -186,7 +187,7 @@ func newRegressCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 		Exec: func(ctx context.Context, args []string) error {
 			check, err := report.ParseCheck(*metric, *inc, *dec)
 			if err != nil {
-				return &usageError{err}
+				return command.Usage(err)
 			}
 			db, err := rc.openDB(ctx)
 			if err != nil {
@@ -250,7 +251,7 @@ func newSQLCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 				q = string(b)
 			}
 			if strings.TrimSpace(q) == "" {
-				return &usageError{errors.New("sql needs a query: an argument, --file or standard input")}
+				return command.Usage(errors.New("sql needs a query: an argument, --file or standard input"))
 			}
 			db, err := rc.openDB(ctx)
 			if err != nil {
@@ -291,7 +292,7 @@ func newExportCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 		Flags:     fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
-				return &usageError{errors.New("export needs one destination: a directory or a store URL such as s3://bucket/tables")}
+				return command.Usage(errors.New("export needs one destination: a directory or a store URL such as s3://bucket/tables"))
 			}
 			db, err := rc.openDB(ctx)
 			if err != nil {

@@ -6,14 +6,14 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/peterbourgon/ff/v4"
-	"github.com/peterbourgon/ff/v4/ffhelp"
+
+	"github.com/aiperf-go/aiperf/internal/command"
 )
 
 // Version information, injected with -ldflags -X.
@@ -21,12 +21,6 @@ var (
 	Version = "dev"
 	Commit  = "unknown"
 )
-
-// usageError marks invalid arguments: exit status 2.
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
 
 // errRegressed makes `regress` exit 1 after printing its verdicts.
 var errRegressed = errors.New("regression detected")
@@ -40,15 +34,7 @@ func main() {
 }
 
 func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return 0
-	}
-	fmt.Fprintf(stderr, "aiperf-report: %v\n", err)
-	var ue *usageError
-	if errors.As(err, &ue) {
-		return 2
-	}
-	return 1
+	return command.ExitCode("aiperf-report", err, stderr)
 }
 
 // rootConfig holds the flags every subcommand shares.
@@ -78,18 +64,5 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			newVersionCommand(rc, fs),
 		},
 	}
-	err := root.Parse(args, ff.WithEnvVarPrefix("AIPERF_REPORT"))
-	if errors.Is(err, ff.ErrHelp) {
-		fmt.Fprint(stdout, ffhelp.Command(root.GetSelected()))
-		return nil
-	}
-	if err != nil {
-		return &usageError{err}
-	}
-	err = root.Run(ctx)
-	if errors.Is(err, ff.ErrNoExec) {
-		fmt.Fprint(stderr, ffhelp.Command(root.GetSelected()))
-		return &usageError{errors.New("a subcommand is required")}
-	}
-	return err
+	return command.Run(ctx, root, args, stdout, stderr, ff.WithEnvVarPrefix("AIPERF_REPORT"))
 }

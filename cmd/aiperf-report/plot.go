@@ -7,6 +7,7 @@ import (
 
 	"github.com/peterbourgon/ff/v4"
 
+	"github.com/aiperf-go/aiperf/internal/command"
 	"github.com/aiperf-go/aiperf/plot"
 )
 
@@ -24,7 +25,7 @@ func newPlotCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 		Flags: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if *output == "" {
-				return &usageError{errors.New("plot needs --output DIR")}
+				return command.Usage(errors.New("plot needs --output DIR"))
 			}
 			db, err := rc.openDB(ctx)
 			if err != nil {
@@ -33,7 +34,7 @@ func newPlotCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 			defer db.Close()
 			paths, err := plot.Render(ctx, db.SQL(), *output, args)
 			if errors.Is(err, plot.ErrRunNotFound) {
-				return &usageError{err}
+				return command.Usage(err)
 			}
 			if err != nil {
 				return err

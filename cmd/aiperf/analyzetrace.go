@@ -8,6 +8,7 @@ import (
 
 	"github.com/peterbourgon/ff/v4"
 
+	"github.com/aiperf-go/aiperf/internal/command"
 	"github.com/aiperf-go/aiperf/trace"
 )
 
@@ -47,14 +48,14 @@ func (f *analyzeTraceFlags) exec(_ context.Context, args []string) error {
 	path := f.inputFile
 	switch {
 	case len(args) > 1 || len(args) == 1 && path != "":
-		return &usageError{fmt.Errorf("analyze-trace takes one input file, got --input-file %q and arguments %q", path, args)}
+		return command.Usage(fmt.Errorf("analyze-trace takes one input file, got --input-file %q and arguments %q", path, args))
 	case len(args) == 1:
 		path = args[0]
 	case path == "":
-		return &usageError{errors.New("--input-file is required")}
+		return command.Usage(errors.New("--input-file is required"))
 	}
 	if f.blockSize < 1 {
-		return &usageError{fmt.Errorf("--block-size must be >= 1, got %d", f.blockSize)}
+		return command.Usage(fmt.Errorf("--block-size must be >= 1, got %d", f.blockSize))
 	}
 	a, err := trace.AnalyzeFile(path, f.blockSize)
 	if err != nil {

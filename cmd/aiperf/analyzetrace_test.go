@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/aiperf-go/aiperf/internal/command"
 )
 
 // docsTrace is the mooncake example of AIPerf's docs
@@ -31,7 +33,7 @@ func runAnalyzeTrace(t *testing.T, args ...string) (stdout string, err error) {
 	}
 	cmd := newAnalyzeTraceCommand(&out, &errb)
 	if err := cmd.Parse(args); err != nil {
-		return out.String(), &usageError{err} // as run reports parse errors
+		return out.String(), command.Usage(err) // as run reports parse errors
 	}
 	err = cmd.Run(context.Background())
 	return out.String(), err

@@ -8,6 +8,7 @@ import (
 	"github.com/peterbourgon/ff/v4"
 	"github.com/peterbourgon/ff/v4/ffyaml"
 
+	"github.com/aiperf-go/aiperf/internal/command"
 	"github.com/aiperf-go/aiperf/runner"
 )
 
@@ -24,7 +25,7 @@ func parseProfile(args []string) (*runner.Config, error) {
 		ff.WithConfigFileParser(ffyaml.Parse),
 	)
 	if err != nil {
-		return nil, &usageError{err}
+		return nil, command.Usage(err)
 	}
 	if err := finishProfileConfig(&cfg, fs, verbose, fs.GetArgs(), args); err != nil {
 		return nil, err

@@ -4,17 +4,17 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/peterbourgon/ff/v4"
+
+	"github.com/aiperf-go/aiperf/internal/command"
 	// Blob store drivers for --artifact-dir URLs (the runner opens plain
 	// paths itself).
-	"github.com/peterbourgon/ff/v4/ffhelp"
+
 	"github.com/peterbourgon/ff/v4/ffyaml"
 	_ "gocloud.dev/blob/azureblob"
 	_ "gocloud.dev/blob/fileblob"
@@ -36,13 +36,6 @@ const (
 	exitUsage  = 2
 )
 
-// usageError marks an invalid configuration: exit status 2, reported before
-// any request is sent.
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// The first signal cancels ctx: the run stops sending and writes what it
@@ -56,15 +49,7 @@ func main() {
 
 // exitCode maps run's error to the process exit status, printing it.
 func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return exitOK
-	}
-	fmt.Fprintf(stderr, "aiperf: %v\n", err)
-	var ue *usageError
-	if errors.As(err, &ue) {
-		return exitUsage
-	}
-	return exitFailed
+	return command.ExitCode("aiperf", err, stderr)
 }
 
 // run parses args and runs the selected subcommand.
@@ -82,22 +67,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			newVersionCommand(stdout),
 		},
 	}
-	err := root.Parse(args,
+	return command.Run(ctx, root, args, stdout, stderr,
 		ff.WithEnvVarPrefix("AIPERF"),
 		ff.WithConfigFileFlag("config"),
 		ff.WithConfigFileParser(ffyaml.Parse),
 	)
-	if errors.Is(err, ff.ErrHelp) {
-		fmt.Fprint(stdout, ffhelp.Command(root.GetSelected()))
-		return nil
-	}
-	if err != nil {
-		return &usageError{err}
-	}
-	err = root.Run(ctx)
-	if errors.Is(err, ff.ErrNoExec) {
-		fmt.Fprint(stderr, ffhelp.Command(root.GetSelected()))
-		return &usageError{errors.New("a subcommand is required")}
-	}
-	return err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/peterbourgon/ff/v4"
 
+	"github.com/aiperf-go/aiperf/internal/command"
 	"github.com/aiperf-go/aiperf/mockserver"
 )
 
@@ -71,7 +72,7 @@ func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millise
 // exec serves until ctx is done.
 func (f *mockServerFlags) exec(ctx context.Context, args []string) error {
 	if len(args) > 0 {
-		return &usageError{fmt.Errorf("mock-server takes no arguments, got %q", args)}
+		return command.Usage(fmt.Errorf("mock-server takes no arguments, got %q", args))
 	}
 	cfg := f.cfg
 	cfg.Addr = net.JoinHostPort(f.host, strconv.Itoa(f.port))
@@ -83,7 +84,7 @@ func (f *mockServerFlags) exec(ctx context.Context, args []string) error {
 	}
 	srv, err := mockserver.New(cfg)
 	if err != nil {
-		return &usageError{err}
+		return command.Usage(err)
 	}
 	if err := srv.Start(ctx); err != nil {
 		return fmt.Errorf("mock server: %w", err)

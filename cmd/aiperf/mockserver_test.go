@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aiperf-go/aiperf/internal/command"
 )
 
 // lockedBuffer is a bytes.Buffer safe to write and read concurrently.
@@ -79,7 +81,7 @@ func TestMockServerCommandRejectsBadFlags(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(t.Context(), args, &stdout, &stderr)
-		var ue *usageError
+		var ue *command.UsageError
 		if !errors.As(err, &ue) {
 			t.Errorf("%q: error %v, want a usage error", args, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/peterbourgon/ff/v4"
 	"github.com/peterbourgon/ff/v4/ffval"
 
+	"github.com/aiperf-go/aiperf/internal/command"
 	"github.com/aiperf-go/aiperf/runner"
 )
 
@@ -132,7 +133,7 @@ func newProfileCommand(args []string, stdout, stderr io.Writer) *ff.Command {
 // *usageError.
 func finishProfileConfig(cfg *runner.Config, fs *ff.FlagSet, verbose int, rest, args []string) error {
 	if len(rest) > 0 {
-		return &usageError{errUnexpectedArgs(rest)}
+		return command.Usage(errUnexpectedArgs(rest))
 	}
 	set := map[string]bool{}
 	_ = fs.WalkFlags(func(f ff.Flag) error {
@@ -154,7 +155,7 @@ func finishProfileConfig(cfg *runner.Config, fs *ff.FlagSet, verbose int, rest, 
 	cfg.LogLevel = strings.ToUpper(cfg.LogLevel)
 	cfg.CLICommand = runner.ShellQuote(append([]string{"aiperf"}, runner.RedactArgs(args)...))
 	if err := cfg.Validate(); err != nil {
-		return &usageError{err}
+		return command.Usage(err)
 	}
 	return nil
 }

@@ -1,0 +1,58 @@
+// Package command holds the conventions both binaries follow: how a command
+// tree is parsed and run, how help is printed, and how errors map to exit
+// statuses (2 for invalid usage, 1 for everything else).
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/peterbourgon/ff/v4"
+	"github.com/peterbourgon/ff/v4/ffhelp"
+)
+
+// UsageError marks invalid flags or arguments: exit status 2, reported
+// before any work is done.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usage wraps err as a *UsageError.
+func Usage(err error) error { return &UsageError{Err: err} }
+
+// Run parses args into root with opts and runs the selected command. -h and
+// --help print that command's help to stdout; a parse error or a command
+// without its own action (no subcommand given) is a *UsageError.
+func Run(ctx context.Context, root *ff.Command, args []string, stdout, stderr io.Writer, opts ...ff.Option) error {
+	err := root.Parse(args, opts...)
+	if errors.Is(err, ff.ErrHelp) {
+		fmt.Fprint(stdout, ffhelp.Command(root.GetSelected()))
+		return nil
+	}
+	if err != nil {
+		return Usage(err)
+	}
+	err = root.Run(ctx)
+	if errors.Is(err, ff.ErrNoExec) {
+		fmt.Fprint(stderr, ffhelp.Command(root.GetSelected()))
+		return Usage(errors.New("a subcommand is required"))
+	}
+	return err
+}
+
+// ExitCode prints err (prefixed by the program's name) to stderr and
+// returns the exit status: 0 for nil, 2 for a *UsageError, else 1.
+func ExitCode(name string, err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
