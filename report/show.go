@@ -16,9 +16,10 @@ import (
 // it matches the runner's own.
 func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *export.RunInfo, error) {
 	var streaming bool
-	var endpointType string
-	err := db.QueryRowContext(ctx, `SELECT coalesce(streaming, false), coalesce(endpoint_type, 'chat') FROM runs WHERE run_id = ?`, runID).
-		Scan(&streaming, &endpointType)
+	var endpointType, goodputSpec string
+	err := db.QueryRowContext(ctx, `SELECT coalesce(streaming, false), coalesce(endpoint_type, 'chat'),
+		coalesce(json_extract_string(input_config, '$.goodput'), '') FROM runs WHERE run_id = ?`, runID).
+		Scan(&streaming, &endpointType, &goodputSpec)
 	if err == sql.ErrNoRows {
 		return nil, nil, fmt.Errorf("no run %q: see aiperf-report runs", runID)
 	}
@@ -29,13 +30,21 @@ func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *exp
 	if err != nil {
 		return nil, nil, err
 	}
+	// good_request_count is 0/1 per record; its sum over valid records is
+	// the run's aggregate.
 	var good int
+	var goodSum float64
 	if cols["good_request_count"] {
-		_ = db.QueryRowContext(ctx, `SELECT count(good_request_count) FROM requests WHERE run_id = ?`, runID).Scan(&good)
+		_ = db.QueryRowContext(ctx, `SELECT count(good_request_count), coalesce(sum(good_request_count) FILTER (WHERE valid), 0)
+			FROM requests WHERE run_id = ?`, runID).Scan(&good, &goodSum)
 	}
 	cfg := &metrics.Config{Streaming: streaming, ProducesTokens: endpointType != "embeddings", TokenizesInput: true}
-	if good > 0 {
-		cfg.Goodput = []metrics.SLO{{Tag: "request_latency"}} // any SLO: goodput is configured
+	// The run's own SLOs, as it was configured (--goodput in input_config).
+	cfg.Goodput, _ = metrics.ParseGoodput(goodputSpec)
+	if len(cfg.Goodput) == 0 && good > 0 {
+		// A run from another tool with goodput values but no spec we can
+		// read: any SLO marks goodput as configured for the display.
+		cfg.Goodput = []metrics.SLO{{Tag: "request_latency"}}
 	}
 	s := &metrics.Summary{}
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE valid), count(*) FILTER (WHERE NOT valid),
@@ -86,9 +95,9 @@ func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *exp
 		if out, ok := totals["output_token_count"]; ok {
 			scalar("total_output_tokens", out)
 		}
-		if g, ok := totals["good_request_count"]; ok {
-			scalar("good_request_count", g)
-			scalar("goodput", g/duration)
+		if good > 0 {
+			scalar("good_request_count", goodSum)
+			scalar("goodput", goodSum/duration)
 		}
 	}
 	if s.Failed > 0 {

@@ -24,6 +24,11 @@ func reportCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // benchmark runs one real benchmark into dir against a mock with the given
 // TTFT and returns its run id and console output.
 func benchmark(t *testing.T, dir string, ttft time.Duration) (string, string) {
+	return benchmarkWith(t, dir, ttft, "")
+}
+
+// benchmarkWith is benchmark with a --goodput spec.
+func benchmarkWith(t *testing.T, dir string, ttft time.Duration, goodput string) (string, string) {
 	t.Helper()
 	srv, err := mockserver.New(mockserver.Config{Addr: "127.0.0.1:0", TTFT: ttft, ITL: time.Millisecond, OutputTokens: 8})
 	if err != nil {
@@ -38,6 +43,7 @@ func benchmark(t *testing.T, dir string, ttft time.Duration) (string, string) {
 	cfg.ArtifactDir, cfg.ArtifactDirSet = dir, true
 	cfg.Streaming, cfg.Concurrency, cfg.RequestCount, cfg.ISLMean, cfg.OSLMean = true, 2, 20, 64, 8
 	cfg.RandomSeed, cfg.RandomSeedSet = 1, true
+	cfg.Goodput = goodput
 	var stdout bytes.Buffer
 	res, err := runner.Run(context.Background(), &cfg, runner.Options{Version: "test", Stdout: &stdout})
 	if err != nil {
@@ -145,5 +151,19 @@ func TestUsageErrors(t *testing.T) {
 		if code, _, errs := reportCLI(t, args...); code != 2 {
 			t.Errorf("%v: exit %d (%s), want 2", args, code, errs)
 		}
+	}
+}
+
+// TestShowGoodput: show uses the run's own --goodput SLOs.
+func TestShowGoodput(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(t.TempDir(), "runs.duckdb")
+	id, out := benchmarkWith(t, dir, 20*time.Millisecond, "time_to_first_token:21")
+	if code, _, errs := reportCLI(t, "--db", db, "ingest", dir); code != 0 {
+		t.Fatal(errs)
+	}
+	code, shown, errs := reportCLI(t, "--db", db, "show", id)
+	if code != 0 || !strings.Contains(shown, "Goodput (requests/sec)") || shown != consoleTable(out) {
+		t.Fatalf("show with goodput (%d %s):\n%s\n---\n%s", code, errs, shown, consoleTable(out))
 	}
 }
