@@ -15,3 +15,14 @@ type Tokenizer interface {
 	// Count returns len(Encode(text)), possibly faster.
 	Count(text string) int
 }
+
+// Specials is implemented by tokenizers that know their special tokens, as
+// the mooncake block algorithm needs (§4.3).
+type Specials interface {
+	// BlockSeparator returns the BOS token id, or else the EOS token id;
+	// ok is false when the tokenizer has neither.
+	BlockSeparator() (id int, ok bool)
+	// DecodeWithSpecial returns the text of ids with special tokens kept
+	// (skip_special_tokens=False).
+	DecodeWithSpecial(ids []int) string
+}
