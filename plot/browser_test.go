@@ -28,7 +28,7 @@ func TestReportOpensInChromium(t *testing.T) {
 		t.Skip("chromium not installed")
 	}
 	dir := t.TempDir()
-	if _, err := Render(context.Background(), testDB(t), dir, nil); err != nil {
+	if _, err := Render(context.Background(), testDB(t), dir, nil, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	shot := filepath.Join(dir, "screenshot.png")

@@ -12,13 +12,14 @@ import (
 // report is what report.html shows.
 type report struct {
 	Title    string
+	Group    string // heading of the run table's group column
 	Runs     []runRow
 	Sections []section
 }
 
 // runRow is one line of the page's run table.
 type runRow struct {
-	RunID, Model, TTFT, Throughput string
+	RunID, Group, TTFT, Throughput string
 	Frontier                       bool
 }
 
@@ -36,14 +37,18 @@ type chart struct {
 }
 
 // runRows lists points for the page, marking those on the frontier.
-func runRows(points []Point) []runRow {
+func runRows(points []Point, missing string) []runRow {
 	on := map[string]bool{}
 	for _, p := range Frontier(points) {
 		on[p.RunID] = true
 	}
 	rows := make([]runRow, len(points))
 	for i, p := range points {
-		rows[i] = runRow{RunID: p.RunID, Model: p.Group, TTFT: num(p.X), Throughput: num(p.Y), Frontier: on[p.RunID]}
+		group := p.Group
+		if group == "" {
+			group = missing
+		}
+		rows[i] = runRow{RunID: p.RunID, Group: group, TTFT: num(p.X), Throughput: num(p.Y), Frontier: on[p.RunID]}
 	}
 	return rows
 }
@@ -84,9 +89,9 @@ figure svg { max-width: 100%; height: auto; }
 <body>
 <h1>{{.Title}}</h1>
 <table>
-<tr><th>run</th><th>model</th><th>TTFT p50 (ms)</th><th>output tokens/s</th><th>on frontier</th></tr>
+<tr><th>run</th><th>{{.Group}}</th><th>TTFT p50 (ms)</th><th>output tokens/s</th><th>on frontier</th></tr>
 {{- range .Runs}}
-<tr><td>{{.RunID}}</td><td>{{.Model}}</td><td class="num">{{.TTFT}}</td><td class="num">{{.Throughput}}</td><td>{{if .Frontier}}yes{{end}}</td></tr>
+<tr><td>{{.RunID}}</td><td>{{.Group}}</td><td class="num">{{.TTFT}}</td><td class="num">{{.Throughput}}</td><td>{{if .Frontier}}yes{{end}}</td></tr>
 {{- end}}
 </table>
 {{- range .Sections}}

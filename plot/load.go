@@ -17,23 +17,23 @@ var ErrRunNotFound = errors.New("run not found")
 // named, or of every complete run (oldest first) when none is named: X is
 // TTFT p50 (ms), Y output token throughput (tokens/s), NaN when the run has
 // no summary. A named run that does not exist is ErrRunNotFound.
-func loadPoints(ctx context.Context, db *sql.DB, runIDs []string) ([]Point, error) {
-	return loadPointsX(ctx, db, runIDs, `time_to_first_token_p50`)
+func loadPoints(ctx context.Context, db *sql.DB, runIDs []string, group groupSQL) ([]Point, error) {
+	return loadPointsX(ctx, db, runIDs, `time_to_first_token_p50`, group)
 }
 
 // loadInteractivity is loadPoints with X the run's p50 output token
 // throughput per user (tokens/s/user).
-func loadInteractivity(ctx context.Context, db *sql.DB, runIDs []string) ([]Point, error) {
+func loadInteractivity(ctx context.Context, db *sql.DB, runIDs []string, group groupSQL) ([]Point, error) {
 	return loadPointsX(ctx, db, runIDs, `(SELECT m.p50 FROM run_metrics m
-		WHERE m.run_id = run_summary.run_id AND m.tag = 'output_token_throughput_per_user')`)
+		WHERE m.run_id = run_summary.run_id AND m.tag = 'output_token_throughput_per_user')`, group)
 }
 
 // loadPointsX is loadPoints with X given by the SQL expression xSQL over
-// run_summary.
-func loadPointsX(ctx context.Context, db *sql.DB, runIDs []string, xSQL string) ([]Point, error) {
-	q := `SELECT run_id, coalesce(model, ''), ` + xSQL + `, output_token_throughput
+// run_summary and each point's Group by group.
+func loadPointsX(ctx context.Context, db *sql.DB, runIDs []string, xSQL string, group groupSQL) ([]Point, error) {
+	q := `SELECT run_id, coalesce(` + group.expr + `, ''), ` + xSQL + `, output_token_throughput
 		FROM run_summary `
-	var args []any
+	args := append([]any(nil), group.args...)
 	if len(runIDs) == 0 {
 		q += `WHERE status = 'complete' ORDER BY start_time, run_id`
 	} else {

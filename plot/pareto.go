@@ -19,7 +19,8 @@ import (
 
 // Point is one run on a Pareto chart. X is minimised (a latency, such as
 // TTFT p50 in ms) and Y maximised (a throughput, such as output tokens/s).
-// Group names the legend entry the point belongs to (the run's model).
+// Group names the legend entry the point belongs to (the run's model, or
+// the value of the label the chart groups by); "" when the run has none.
 type Point struct {
 	RunID string
 	Group string
@@ -77,14 +78,14 @@ func Frontier(points []Point) []Point {
 // Points with a NaN or infinite coordinate are left out. It returns an
 // error when no point is left.
 func Pareto(points []Point, xLabel, yLabel string) (*gonumplot.Plot, error) {
-	return pareto(points, xLabel, yLabel, Frontier(points), true)
+	return pareto(points, xLabel, yLabel, Frontier(points), true, "(unknown model)")
 }
 
 // ParetoMax is Pareto when X is maximised too (a per-user throughput
 // against the total: the interactivity curve), with the frontier of
 // FrontierMax; its legend goes top right.
 func ParetoMax(points []Point, xLabel, yLabel string) (*gonumplot.Plot, error) {
-	return pareto(points, xLabel, yLabel, FrontierMax(points), false)
+	return pareto(points, xLabel, yLabel, FrontierMax(points), false, "(unknown model)")
 }
 
 // FrontierMax returns the points no other point dominates when both X and
@@ -110,7 +111,7 @@ func FrontierMax(points []Point) []Point {
 
 // pareto draws points by group with front as the frontier line; the legend
 // goes in the corner the frontier leaves empty.
-func pareto(points []Point, xLabel, yLabel string, front []Point, legendLeft bool) (*gonumplot.Plot, error) {
+func pareto(points []Point, xLabel, yLabel string, front []Point, legendLeft bool, missing string) (*gonumplot.Plot, error) {
 	groups := map[string]plotter.XYs{}
 	for _, p := range points {
 		if p.finite() {
@@ -158,7 +159,7 @@ func pareto(points []Point, xLabel, yLabel string, front []Point, legendLeft boo
 		p.Add(s)
 		label := name
 		if label == "" {
-			label = "(unknown model)"
+			label = missing
 		}
 		p.Legend.Add(label, s)
 	}

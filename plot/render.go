@@ -32,10 +32,15 @@ const (
 // cover the named runs, or the newest complete run. report.html is one
 // self-contained page holding every SVG inline. A chart without data (TTFT
 // of a non-streaming run, no run with a summary) is left out and noted in
-// the page. A named run missing from db is ErrRunNotFound. Render blocks
-// until everything is written; files already in dir are overwritten.
-func Render(ctx context.Context, db *sql.DB, dir string, runIDs []string) ([]string, error) {
-	points, err := loadPoints(ctx, db, runIDs)
+// the page. A named run missing from db is ErrRunNotFound; an invalid
+// o.GroupBy is ErrGroupBy. Render blocks until everything is written; files
+// already in dir are overwritten.
+func Render(ctx context.Context, db *sql.DB, dir string, runIDs []string, o Options) ([]string, error) {
+	group, err := o.groupSQL()
+	if err != nil {
+		return nil, err
+	}
+	points, err := loadPoints(ctx, db, runIDs, group)
 	if err != nil {
 		return nil, err
 	}
@@ -54,21 +59,21 @@ func Render(ctx context.Context, db *sql.DB, dir string, runIDs []string) ([]str
 	}
 
 	w := &writer{dir: dir}
-	rep := report{Title: "aiperf-go benchmark report", Runs: runRows(points)}
-	pareto := section{Heading: "Throughput vs latency"}
+	rep := report{Title: "aiperf-go benchmark report", Group: o.groupName(), Runs: runRows(points, o.missingGroup())}
+	front := section{Heading: "Throughput vs latency"}
 	if len(points) == 0 {
-		pareto.Notes = append(pareto.Notes, "No complete runs.")
+		front.Notes = append(front.Notes, "No complete runs.")
 	} else {
-		p, err := Pareto(points, paretoX, paretoY)
-		w.add(&pareto, "pareto", "Pareto frontier", p, err)
-		inter, err := loadInteractivity(ctx, db, runIDs)
+		p, err := pareto(points, paretoX, paretoY, Frontier(points), true, o.missingGroup())
+		w.add(&front, "pareto", "Pareto frontier", p, err)
+		inter, err := loadInteractivity(ctx, db, runIDs, group)
 		if err != nil {
 			return w.paths, err
 		}
-		p, err = ParetoMax(inter, "output token throughput per user p50 (tokens/s/user)", paretoY)
-		w.add(&pareto, "pareto-interactivity", "Throughput vs per-user throughput", p, err)
+		p, err = pareto(inter, "output token throughput per user p50 (tokens/s/user)", paretoY, FrontierMax(inter), false, o.missingGroup())
+		w.add(&front, "pareto-interactivity", "Throughput vs per-user throughput", p, err)
 	}
-	rep.Sections = append(rep.Sections, pareto)
+	rep.Sections = append(rep.Sections, front)
 
 	for _, id := range detail {
 		if err := ctx.Err(); err != nil {

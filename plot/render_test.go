@@ -67,7 +67,7 @@ func names(paths []string) []string {
 func TestRenderDefault(t *testing.T) {
 	db := testDB(t)
 	dir := t.TempDir()
-	paths, err := Render(context.Background(), db, dir, nil)
+	paths, err := Render(context.Background(), db, dir, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestRenderDefault(t *testing.T) {
 func TestRenderNamedRuns(t *testing.T) {
 	db := testDB(t)
 	dir := t.TempDir()
-	paths, err := Render(context.Background(), db, dir, []string{"r1", "r4"})
+	paths, err := Render(context.Background(), db, dir, []string{"r1", "r4"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestRenderNamedRuns(t *testing.T) {
 		}
 	}
 
-	_, err = Render(context.Background(), db, t.TempDir(), []string{"r1", "nope"})
+	_, err = Render(context.Background(), db, t.TempDir(), []string{"r1", "nope"}, Options{})
 	if !errors.Is(err, ErrRunNotFound) || !strings.Contains(err.Error(), "nope") {
 		t.Fatalf("unknown run: %v", err)
 	}
@@ -145,7 +145,7 @@ func TestRenderEmpty(t *testing.T) {
 	}
 	defer db.Close()
 	dir := t.TempDir()
-	paths, err := Render(context.Background(), db.SQL(), dir, nil)
+	paths, err := Render(context.Background(), db.SQL(), dir, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,6 +211,40 @@ func checkSelfContained(t *testing.T, html string) {
 	for _, s := range []string{"http://", "https://", "<script", "<link", "@import", "url("} {
 		if strings.Contains(rest, s) {
 			t.Errorf("report.html references %q", s)
+		}
+	}
+}
+
+func TestRenderGroupByLabel(t *testing.T) {
+	db := testDB(t)
+	if _, err := db.Exec(`UPDATE runs SET labels = CASE run_id
+		WHEN 'r1' THEN '{"gpu":"h100"}' WHEN 'r3' THEN '{"gpu":"a/b~c"}' END`); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := Render(context.Background(), db, dir, nil, Options{GroupBy: "label:gpu"}); err != nil {
+		t.Fatal(err)
+	}
+	html := readFile(t, filepath.Join(dir, "report.html"))
+	for _, s := range []string{
+		"<th>run</th><th>gpu</th>",
+		"<td>r1</td><td>h100</td>",
+		"<td>r2</td><td>(no gpu)</td>",
+		"<td>r3</td><td>a/b~c</td>",
+	} {
+		if !strings.Contains(html, s) {
+			t.Errorf("report.html lacks %q", s)
+		}
+	}
+	svg := readFile(t, filepath.Join(dir, "pareto.svg"))
+	for _, legend := range []string{"h100", "(no gpu)", "a/b~c"} {
+		if !strings.Contains(svg, legend) {
+			t.Errorf("pareto.svg legend lacks %q", legend)
+		}
+	}
+	for _, bad := range []string{"label:", "gpu", "labels:gpu"} {
+		if _, err := Render(context.Background(), db, t.TempDir(), nil, Options{GroupBy: bad}); !errors.Is(err, ErrGroupBy) {
+			t.Errorf("group-by %q: %v, want ErrGroupBy", bad, err)
 		}
 	}
 }

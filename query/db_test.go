@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -15,7 +16,7 @@ import (
 func TestOpenCreatesSchema(t *testing.T) {
 	db := openTestDB(t)
 	v, err := db.Version(context.Background())
-	if err != nil || v != "1" {
+	if err != nil || v != "2" {
 		t.Fatalf("version %q %v", v, err)
 	}
 	var names []string
@@ -58,7 +59,7 @@ func TestOpenFileReopensAndRejectsUnknownVersion(t *testing.T) {
 	if err != nil || st.RunsSkipped != 1 {
 		t.Errorf("ingest after reopen %+v %v", st, err)
 	}
-	if _, err := db.SQL().Exec(`UPDATE schema_info SET version = '2'`); err != nil {
+	if _, err := db.SQL().Exec(`UPDATE schema_info SET version = '3'`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -143,5 +144,38 @@ func TestWorkloadID(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("workload_id(%s) = %q, want %q", tc.args, got, tc.want)
 		}
+	}
+}
+
+// TestMigrateFromVersion1: a database written by schema 1 (no labels) opens,
+// keeps its runs and gains runs.labels and run_summary.labels.
+func TestMigrateFromVersion1(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v1.duckdb")
+	raw, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts := append([]string{`CREATE TABLE schema_info (version VARCHAR NOT NULL)`, `INSERT INTO schema_info VALUES ('1')`}, migrations[0]...)
+	stmts = append(stmts, `INSERT INTO runs (run_id, source, status, ingested_at, content_key) VALUES ('r1', 's', 'complete', now(), 'k')`)
+	for _, q := range stmts {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var id string
+	var labels sql.NullString
+	if err := db.SQL().QueryRow(`SELECT run_id, labels FROM run_summary`).Scan(&id, &labels); err != nil || id != "r1" || labels.Valid {
+		t.Fatalf("after migration: %q %v %v", id, labels, err)
+	}
+	if v, _ := db.Version(ctx); v != "2" {
+		t.Errorf("version %q", v)
 	}
 }

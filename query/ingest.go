@@ -165,6 +165,9 @@ func (db *DB) loadStoredRun(ctx context.Context, source string, store *sink.Stor
 		r.ToolName, r.ToolVersion, r.ToolCommit = m.Tool.Name, m.Tool.Version, m.Tool.Commit
 		r.DatasetSHA256, r.Hostname, r.CPUs, r.Kernel = m.DatasetSHA256, m.Host.Hostname, m.Host.CPUs, m.Host.Kernel
 		r.Manifest = sr.manifestJSON
+		if len(m.Labels) > 0 {
+			r.Labels, _ = json.Marshal(m.Labels) // a map of strings always marshals
+		}
 		if m.Config != nil {
 			if b, err := json.Marshal(m.Config); err == nil {
 				r.InputConfig = b

@@ -39,6 +39,14 @@ func TestIngestRunnerStore(t *testing.T) {
 		t.Fatalf("stats %+v, runs %d, records %d", st, len(runs), total)
 	}
 
+	// Labels: the streaming run's --label tags, NULL elsewhere.
+	if got := queryInt(t, db, `SELECT count(*) FROM run_summary WHERE (labels->>'gpu') = 'h100' AND (labels->>'branch') = 'main'`); got != 1 {
+		t.Errorf("runs labelled gpu=h100,branch=main: %d, want 1", got)
+	}
+	if got := queryInt(t, db, `SELECT count(*) FROM runs WHERE labels IS NULL`); got != 3 {
+		t.Errorf("runs without labels: %d, want 3", got)
+	}
+
 	// The runs table: status, workload facts, manifest facts.
 	rows, err := db.SQL().Query(`SELECT run_id, status, source, coalesce(model, ''), coalesce(endpoint_type, ''), streaming, coalesce(load_mode, ''),
 		coalesce(concurrency, -1), coalesce(request_rate, -1), coalesce(tool_version, ''), coalesce(dataset_sha256, '') != '',

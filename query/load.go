@@ -20,6 +20,7 @@ type runRow struct {
 	Hostname, Kernel           string
 	CPUs                       int
 	Manifest, InputConfig      []byte // JSON; nil: NULL
+	Labels                     []byte // JSON object; nil: NULL
 	ContentKey                 string
 }
 
@@ -90,15 +91,15 @@ func insertRun(ctx context.Context, tx *sql.Tx, r *runRow) error {
 		run_id, source, status, reason, start_time, end_time, tool_name, tool_version, tool_commit, benchmark_id,
 		model, models, endpoint_type, streaming, load_mode, concurrency, request_rate, arrival_pattern, request_count,
 		isl_mean, isl_stddev, osl_mean, osl_stddev, dataset_sha256, hostname, cpus, kernel,
-		manifest, input_config, ingested_at, content_key)
+		manifest, input_config, labels, ingested_at, content_key)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
 			?, CAST(CAST(? AS JSON) AS VARCHAR[]), ?, ?, ?, ?, ?, ?, ?,
 			?, ?, ?, ?, ?, ?, ?, ?,
-			?, ?, ?, ?)`,
+			?, ?, ?, ?, ?)`,
 		r.ID, r.Source, r.Status, str(r.Reason), stamp(r.Start), stamp(r.End), str(r.ToolName), str(r.ToolVersion), str(r.ToolCommit), str(r.BenchmarkID),
 		str(c.Model()), jsonArg(models), str(c.EndpointType), opt(c.Streaming), str(c.LoadMode), opt(c.Concurrency), opt(c.RequestRate), str(c.ArrivalPattern), opt(c.RequestCount),
 		opt(c.ISLMean), opt(c.ISLStddev), opt(c.OSLMean), opt(c.OSLStddev), str(r.DatasetSHA256), str(r.Hostname), positive(r.CPUs), str(r.Kernel),
-		jsonArg(r.Manifest), jsonArg(r.InputConfig), time.Now().UTC(), r.ContentKey)
+		jsonArg(r.Manifest), jsonArg(r.InputConfig), jsonArg(r.Labels), time.Now().UTC(), r.ContentKey)
 	if err != nil {
 		return fmt.Errorf("insert run: %w", err)
 	}

@@ -5,7 +5,7 @@ import "strings"
 // SchemaVersion is the version of the schema documented in docs/schema.md,
 // stored in schema_info(version). It changes whenever a table, column, view
 // or macro changes meaning.
-const SchemaVersion = "1"
+const SchemaVersion = "2"
 
 // MetricColumns are the typed DOUBLE columns of the requests table, one per
 // scalar metric tag that aiperf-go writes to profile_export.jsonl (record
@@ -158,11 +158,11 @@ FROM runs
 GROUP BY ALL`
 
 const runSummaryView = `
-CREATE VIEW run_summary AS
+CREATE OR REPLACE VIEW run_summary AS
 SELECT
 	r.run_id, r.source, r.status, r.start_time, r.end_time, r.tool_name, r.tool_version,
 	r.model, r.endpoint_type, r.streaming, r.load_mode, r.concurrency, r.request_rate,
-	r.isl_mean, r.osl_mean,
+	r.isl_mean, r.osl_mean, r.labels,
 	workload_id(r.model, r.endpoint_type, r.streaming, r.isl_mean, r.osl_mean, r.load_mode, r.concurrency, r.request_rate) AS workload_id,
 	r.records,
 	m.request_count, m.error_request_count, m.benchmark_duration,
@@ -191,5 +191,10 @@ LEFT JOIN (
 // migrations[i] moves the schema from version i to version i+1; version 0
 // is an empty database. Each runs in one transaction.
 var migrations = [][]string{
-	{runsDDL, runMetricsDDL, requestsDDL(), workloadMacros, workloadsView, runSummaryView},
+	{runsDDL, runMetricsDDL, requestsDDL(), workloadMacros, workloadsView, runSummaryViewV1},
+	{`ALTER TABLE runs ADD COLUMN labels JSON`, runSummaryView},
 }
+
+// runSummaryViewV1 is run_summary as schema 1 defined it, before runs had
+// labels; migration 1 must create exactly what version 1 had.
+var runSummaryViewV1 = strings.Replace(runSummaryView, " r.labels,", "", 1)

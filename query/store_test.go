@@ -69,6 +69,7 @@ func makeTestStore() (string, error) {
 	runs := []*runner.Config{
 		config(func(c *runner.Config) {
 			c.Streaming, c.Concurrency, c.RequestCount, c.OSLMean, c.SegmentRecords = true, 4, 40, 12, 15
+			c.Labels = []string{"gpu=h100", "branch = main"}
 		}),
 		config(func(c *runner.Config) { c.RequestRate, c.RequestCount = 500, 20 }),
 	}

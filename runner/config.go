@@ -5,6 +5,7 @@ package runner
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aiperf-go/aiperf/pyjson"
@@ -26,6 +27,9 @@ type Config struct {
 	ExtraInputs            []string // "key:value" or a JSON object
 	UseLegacyMaxTokens     bool
 	UseServerTokenCount    bool
+	// Labels are "key=value" tags stored in the manifest (--label), e.g.
+	// gpu=h100; aiperf-report groups and filters runs by them.
+	Labels []string
 
 	// Input.
 	ISLMean, ISLStddev float64
@@ -155,4 +159,19 @@ func (c *Config) Stimulus() string {
 		return conc + "-" + rate
 	}
 	return rate
+}
+
+// LabelMap returns Labels as a map; a key given twice keeps its last value.
+// Entries without '=' are skipped (Validate rejects them).
+func (c *Config) LabelMap() map[string]string {
+	if len(c.Labels) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(c.Labels))
+	for _, l := range c.Labels {
+		if k, v, ok := strings.Cut(l, "="); ok {
+			m[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return m
 }

@@ -105,6 +105,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		Status: status, Start: r.clock.Origin(),
 		Tool:   sink.Tool{Name: "aiperf-go", Version: r.opts.Version, Commit: r.opts.Commit},
 		Config: r.buildInputConfig(specs),
+		Labels: r.cfg.LabelMap(),
 	}
 	res.Files, err = arts.finish(ctx, res.Summary, r.runInfo(ep, res.Summary, specs, interrupted), r.opts.Stdout, manifest)
 	if err != nil {

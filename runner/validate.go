@@ -73,6 +73,11 @@ func (c *Config) Validate() error {
 			add("--header %q must be Name:Value, e.g. -H 'X-Tenant:blue'", redactHeader(h))
 		}
 	}
+	for _, l := range c.Labels {
+		if k, _, ok := strings.Cut(l, "="); !ok || strings.TrimSpace(k) == "" {
+			add("--label %q must be key=value, e.g. --label gpu=h100", l)
+		}
+	}
 
 	if c.ISLMean < 1 {
 		add("--isl must be >= 1 (got %v)", c.ISLMean)

@@ -43,6 +43,9 @@ type Manifest struct {
 	Host          Host      `json:"host"`
 	// Config is the effective configuration, secrets redacted.
 	Config any `json:"config"`
+	// Labels are the run's user-given key=value tags (--label); omitted
+	// when there are none.
+	Labels map[string]string `json:"labels,omitempty"`
 	// DatasetSHA256 hashes the exact payloads of the dataset (inputs.json).
 	DatasetSHA256 string      `json:"dataset_sha256"`
 	Storage       StorageInfo `json:"storage"`

@@ -119,6 +119,12 @@ func TestIngestShowCompareRegress(t *testing.T) {
 	if err != nil || !strings.Contains(string(page), "<svg") || strings.Contains(string(page), "<script") {
 		t.Fatalf("report.html: %v", err)
 	}
+	if code, _, errs = reportCLI(t, "--db", db, "plot", "--output", charts, "--group-by", "label:gpu"); code != 0 {
+		t.Fatalf("plot --group-by label:gpu: %d %s", code, errs)
+	}
+	if code, _, errs = reportCLI(t, "--db", db, "plot", "--output", charts, "--group-by", "gpu"); code != 2 || !strings.Contains(errs, "label:KEY") {
+		t.Fatalf("plot --group-by gpu: %d %s, want exit 2 naming label:KEY", code, errs)
+	}
 
 	// Parquet export, read back through DuckDB.
 	pq := t.TempDir()

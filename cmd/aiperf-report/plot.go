@@ -16,6 +16,7 @@ import (
 func newPlotCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 	fs := ff.NewFlagSet("plot").SetParent(parent)
 	output := fs.StringLong("output", "", "write the charts and report.html into this `DIR` (created if needed)")
+	groupBy := fs.StringLong("group-by", "model", "group runs on the Pareto charts by `model` or by a run label, label:KEY (runs tagged with aiperf profile --label KEY=VALUE)")
 	return &ff.Command{
 		Name:      "plot",
 		Usage:     "aiperf-report plot --output DIR [RUN_ID...]",
@@ -32,8 +33,8 @@ func newPlotCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 				return err
 			}
 			defer db.Close()
-			paths, err := plot.Render(ctx, db.SQL(), *output, args)
-			if errors.Is(err, plot.ErrRunNotFound) {
+			paths, err := plot.Render(ctx, db.SQL(), *output, args, plot.Options{GroupBy: *groupBy})
+			if errors.Is(err, plot.ErrRunNotFound) || errors.Is(err, plot.ErrGroupBy) {
 				return command.Usage(err)
 			}
 			if err != nil {

@@ -64,6 +64,7 @@ func TestInvalidConfigurationExitsTwoBeforeAnyRequest(t *testing.T) {
 		{"log level", []string{"-m", "x", "--log-level", "LOUD"}, `--log-level "LOUD" is not valid`},
 		{"selection strategy", []string{"-m", "x", "--model-selection-strategy", "weighted"}, `--model-selection-strategy "weighted" is not valid`},
 		{"header", []string{"-m", "x", "-H", "novalue"}, `--header "novalue" must be Name:Value`},
+		{"label", []string{"-m", "x", "--label", "gpu"}, `--label "gpu" must be key=value, e.g. --label gpu=h100`},
 		{"endpoint path", []string{"-m", "x", "--endpoint", "v1/chat"}, `--endpoint "v1/chat" must be a path starting with '/'`},
 		{"timeout", []string{"-m", "x", "--request-timeout-seconds", "0"}, "--request-timeout-seconds must be > 0"},
 		{"tokenizer", []string{"-m", "x", "--tokenizer", "gpt2"}, `--tokenizer "gpt2": Hugging Face tokenizers are not available in this build`},

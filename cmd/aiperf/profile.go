@@ -93,6 +93,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	good.add(0, "goodput", str(&cfg.Goodput), "SLOs as `tag:value ...`, e.g. 'time_to_first_token:250 inter_token_latency:10'")
 
 	out.add(0, "artifact-dir", str(&cfg.ArtifactDir), "`DIR` or store URL for the artifacts (file://, s3://, gs://, azblob://, mem://)")
+	out.add(0, "label", listValue{p: &cfg.Labels, split: true}, "tag the run with `KEY=VALUE` (repeatable or comma-separated), stored in its manifest for aiperf-report to group and filter by")
 	out.add(0, "profile-export-prefix", str(&cfg.ProfileExportPrefix), "rename the export files to `PREFIX`.csv, PREFIX.json, PREFIX.jsonl", "profile-export-file")
 	out.add(0, "export-level", str(&cfg.ExportLevel), "`LEVEL`: summary, records or raw")
 	out.add(0, "segment-interval", secondsValue{d: &cfg.SegmentInterval}, "store the records received so far at least every `SECONDS`")
