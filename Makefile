@@ -8,38 +8,62 @@ CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/aiperf-go
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(CACHE)/bin/staticcheck-$(STATICCHECK_VERSION)
 
-.PHONY: all build demo test unit race timing integration lint bench clean
+# Hugging Face tokenizers (--tokenizer <model id or path>) run in the Rust library
+# libtokenizers.a, which scripts/tokenizers.sh builds with cargo once per version into the
+# cache (minutes the first time). Code using it needs the build tag hftokenizers; every go
+# command here gets that tag and the library's directory. (`go build`/`go install` without
+# them still work: that binary offers only --tokenizer builtin.) Scripts run from here
+# inherit both through CGO_LDFLAGS and GOFLAGS; an explicit -tags replaces GOFLAGS' tags,
+# so each -tags below lists hftokenizers too.
+TAGS    := hftokenizers
+TOKDIR  := $(shell ./scripts/tokenizers.sh dir)
+TOKLIB  := $(TOKDIR)/libtokenizers.a
+export CGO_LDFLAGS := -L$(TOKDIR) $(CGO_LDFLAGS)
+export GOFLAGS := $(GOFLAGS) -tags=$(TAGS)
+# The tokenizer tests compare our token ids with independent ones, fetched and computed once
+# by the tokenizer-testdata target, and must not skip under make.
+TOKTEST = AIPERF_TEST_TOKENIZER_DATA=$$(./scripts/tokenizers.sh testdata) AIPERF_TEST_REQUIRE_TOKENIZERS=1
+
+.PHONY: all build demo test unit race timing integration lint bench clean tokenizers tokenizer-testdata
 
 all: build
 
-build: ## build bin/aiperf (static, no cgo) and bin/aiperf-report (cgo: DuckDB)
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/aiperf ./cmd/aiperf
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/aiperf-report ./cmd/aiperf-report
+$(TOKLIB):
+	./scripts/tokenizers.sh lib >/dev/null
+
+tokenizers: $(TOKLIB) ## build the Hugging Face tokenizer library (once per version)
+
+tokenizer-testdata: ## Llama 3 and Qwen3 tokenizers and ground-truth ids for the tests (once)
+	./scripts/tokenizers.sh testdata >/dev/null
+
+build: tokenizers ## build bin/aiperf and bin/aiperf-report (both cgo: HF tokenizers, DuckDB)
+	$(GO) build -tags $(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/aiperf ./cmd/aiperf
+	$(GO) build -tags $(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/aiperf-report ./cmd/aiperf-report
 
 demo: build ## start the mock server, run a real benchmark, show the results
 	./scripts/demo.sh
 
 test: lint race timing integration ## every test: vet, staticcheck, gofmt, -race, timing, real blob stores
 
-unit: ## fast unit tests (no race detector)
-	$(GO) test ./...
+unit: tokenizers tokenizer-testdata ## fast unit tests (no race detector)
+	$(TOKTEST) $(GO) test -tags $(TAGS) ./...
 
-race:
-	$(GO) test -race -timeout 15m ./...
+race: tokenizers tokenizer-testdata
+	$(TOKTEST) $(GO) test -race -tags $(TAGS) -timeout 15m ./...
 
-timing: ## timing-accuracy tests, which the race detector's overhead would distort
-	$(GO) test -count=1 -tags timing -run 'Timing' ./runner/
+timing: tokenizers ## timing-accuracy tests, which the race detector's overhead would distort
+	$(GO) test -count=1 -tags timing,$(TAGS) -run 'Timing' ./runner/
 
 # The blob-store conformance suite and fault tests against real servers
 # (MinIO, fake-gcs-server, Azurite), installed and cached by
 # scripts/emulators.sh, started here and always stopped; and the report's
 # headless-Chromium test (scripts/chromium.sh installs Debian's chromium).
-integration:
+integration: tokenizers
 	./scripts/chromium.sh
 	./scripts/emulators.sh install all
 	./scripts/emulators.sh start all
 	@set -a; eval "$$(./scripts/emulators.sh env)"; set +a; \
-	AIPERF_TEST_REQUIRE_STORES=1 $(GO) test -count=1 -tags integration -run 'Conformance|MinIO|Chromium' ./sink/ ./runner/ ./cmd/aiperf-report/ ./plot/; \
+	AIPERF_TEST_REQUIRE_STORES=1 $(GO) test -count=1 -tags integration,$(TAGS) -run 'Conformance|MinIO|Chromium' ./sink/ ./runner/ ./cmd/aiperf-report/ ./plot/; \
 	rc=$$?; ./scripts/emulators.sh stop all; exit $$rc
 
 $(STATICCHECK):
@@ -47,9 +71,9 @@ $(STATICCHECK):
 	GOBIN=$(CACHE)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	mv $(CACHE)/bin/staticcheck $(STATICCHECK)
 
-lint: $(STATICCHECK) ## go vet, staticcheck, gofmt (with every build tag)
-	$(GO) vet -tags timing,integration ./...
-	$(STATICCHECK) -tags timing,integration ./...
+lint: $(STATICCHECK) tokenizers ## go vet, staticcheck, gofmt (with every build tag)
+	$(GO) vet -tags timing,integration,$(TAGS) ./...
+	$(STATICCHECK) -tags timing,integration,$(TAGS) ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 bench: build ## the performance benchmarks recorded in BENCHMARKS.md

@@ -143,3 +143,33 @@ func (b *builtin) Count(text string) int {
 	})
 	return total
 }
+
+var _ Specials = (*builtin)(nil)
+
+// o200kEOS is o200k_base's end-of-text token, <|endoftext|>. o200k_base has
+// no BOS token.
+const o200kEOS = 199999
+
+// BlockSeparator returns o200k_base's EOS id, 199999 (<|endoftext|>): it
+// has no BOS, so AIPerf's "bos_token_id or eos_token_id" is the EOS.
+func (b *builtin) BlockSeparator() (int, bool) { return o200kEOS, true }
+
+// DecodeWithSpecial returns the text of ids with the special tokens'
+// text kept ("<|endoftext|>", "<|endofprompt|>"), as
+// skip_special_tokens=False does. Unknown ids are skipped, as in Decode.
+func (b *builtin) DecodeWithSpecial(ids []int) string {
+	var sb strings.Builder
+	start := 0
+	for i, id := range ids {
+		for _, sp := range o200kSpecial {
+			if id == sp.id {
+				sb.WriteString(b.Decode(ids[start:i]))
+				sb.WriteString(sp.text)
+				start = i + 1
+				break
+			}
+		}
+	}
+	sb.WriteString(b.Decode(ids[start:]))
+	return sb.String()
+}
