@@ -16,6 +16,16 @@ const (
 	streamOSL     = "dataset.osl"
 	streamModel   = "dataset.model"
 	streamSampler = "dataset.sampler"
+
+	streamSeqDist      = "dataset.seqdist"              // --seq-dist pair and lengths
+	streamTurns        = "dataset.session.turns"        // turns per conversation
+	streamDelay        = "dataset.session.delay"        // delays of later turns
+	streamPrefixCorpus = "dataset.prompt.prefix.corpus" // prefix pool positions
+	streamPrefixPick   = "dataset.prompt.prefix"        // pool entry per first turn
+	streamContext      = "dataset.prompt.context"       // shared system and user context positions
+	streamRankPassages = "dataset.rankings.passages"    // passages per query
+	streamRankPassage  = "dataset.rankings.passages.tokens"
+	streamRankQuery    = "dataset.rankings.query.tokens"
 )
 
 // deriveRand returns the generator of one named stream of seed: ChaCha8 keyed

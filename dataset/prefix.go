@@ -1,0 +1,33 @@
+package dataset
+
+import "slices"
+
+// promptWithPrefix returns a text of len(prefix)+n tokens: the prefix ids
+// followed by n corpus ids from start, decoded as one text (a token-level
+// join, so the prefix adds exactly its length), then put through the same
+// fix-up as promptAt, which trims or tops up at the end only. It returns the
+// text and the corpus tokenizer's count of it (len(prefix)+n unless the
+// fix-up did not converge). A nil prefix gives what promptAt gives, except
+// that n <= 0 then yields "" through the loop rather than at once.
+func (c *Corpus) promptWithPrefix(prefix []int, start, n int) (string, int) {
+	n = max(n, 0)
+	target := len(prefix) + n
+	ids := append(slices.Clone(prefix), c.window(start, n)...)
+	next := (start + n) % len(c.ids)
+	text := c.tok.Decode(ids)
+	for range maxFixups {
+		ids = c.tok.Encode(text)
+		switch {
+		case len(ids) == target:
+			return text, target
+		case len(ids) > target:
+			ids = ids[:target]
+		default:
+			more := target - len(ids)
+			ids = append(ids, c.window(next, more)...)
+			next = (next + more) % len(c.ids)
+		}
+		text = c.tok.Decode(ids)
+	}
+	return text, c.tok.Count(text)
+}
