@@ -1,6 +1,10 @@
 package endpoint
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/aiperf-go/aiperf/dataset"
+)
 
 // BenchmarkParse measures one SSE data payload per op; events/s is the rate
 // one core sustains.
@@ -24,5 +28,19 @@ func BenchmarkParse(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 		})
+	}
+}
+
+// BenchmarkPayloadShort measures the fixed cost of a single-turn chat body,
+// which the long-prompt BenchmarkPayload hides behind string escaping.
+func BenchmarkPayloadShort(b *testing.B) {
+	e := mustLookup(b, "chat")
+	turn := &dataset.Turn{Texts: []string{"Hello there"}, Model: "m", MaxTokens: 100}
+	opts := &Options{Streaming: true, Extra: []Field{field("ignore_eos", "true")}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Payload(turn, opts); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

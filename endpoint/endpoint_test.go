@@ -17,6 +17,16 @@ func TestLookup(t *testing.T) {
 			SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true}},
 		{"embeddings", Endpoint{Name: "embeddings", Path: "/v1/embeddings", Title: "Embeddings Metrics",
 			SupportsStreaming: false, ProducesTokens: false, TokenizesInput: true}},
+		{"nim_embeddings", Endpoint{Name: "nim_embeddings", Path: "/v1/embeddings", Title: "NIM Embeddings Metrics",
+			SupportsStreaming: false, ProducesTokens: false, TokenizesInput: true}},
+		{"nim_rankings", Endpoint{Name: "nim_rankings", Path: "/v1/ranking", Title: "Rankings Metrics",
+			SupportsStreaming: false, ProducesTokens: false, TokenizesInput: true}},
+		{"Rankings", Endpoint{Name: "nim_rankings", Path: "/v1/ranking", Title: "Rankings Metrics",
+			SupportsStreaming: false, ProducesTokens: false, TokenizesInput: true}},
+		{"hf_tei_rankings", Endpoint{Name: "hf_tei_rankings", Path: "/rerank", Title: "Ranking Metrics",
+			SupportsStreaming: false, ProducesTokens: false, TokenizesInput: true}},
+		{"cohere_rankings", Endpoint{Name: "cohere_rankings", Path: "/v2/rerank", Title: "Ranking Metrics",
+			SupportsStreaming: false, ProducesTokens: false, TokenizesInput: true}},
 	}
 	for _, tc := range tests {
 		got, err := Lookup(tc.name)
@@ -35,11 +45,11 @@ func TestLookupCopies(t *testing.T) {
 }
 
 func TestLookupUnknown(t *testing.T) {
-	e, err := Lookup("rankings")
+	e, err := Lookup("reranker")
 	if e != nil || err == nil {
 		t.Fatalf("Lookup = %v, %v; want an error", e, err)
 	}
-	for _, want := range []string{`"rankings"`, "chat, completions, embeddings"} {
+	for _, want := range []string{`"reranker"`, "chat, completions, embeddings, nim_embeddings, nim_rankings, hf_tei_rankings, cohere_rankings"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
@@ -47,7 +57,8 @@ func TestLookupUnknown(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
-	if got := Names(); !slices.Equal(got, []string{"chat", "completions", "embeddings"}) {
+	want := []string{"chat", "completions", "embeddings", "nim_embeddings", "nim_rankings", "hf_tei_rankings", "cohere_rankings"}
+	if got := Names(); !slices.Equal(got, want) {
 		t.Errorf("Names() = %v", got)
 	}
 }

@@ -38,7 +38,9 @@ var parsers fastjson.ParserPool
 // with no content. Malformed JSON, or JSON of the wrong shape, gives an
 // error; an error object from the server gives a *ServerError. A missing
 // "object" is inferred from the shape (choices[0].delta is a chunk,
-// choices[0].message a completion). Parse is safe for concurrent use.
+// choices[0].message a completion). Rankings types are parsed as described
+// at parseRankings (their count goes in Embeddings). Parse is safe for
+// concurrent use.
 func (e *Endpoint) Parse(data []byte) (resp record.Response, ok bool, err error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || string(data) == "[DONE]" {
@@ -49,6 +51,9 @@ func (e *Endpoint) Parse(data []byte) (resp record.Response, ok bool, err error)
 	v, err := p.ParseBytes(data)
 	if err != nil {
 		return resp, false, fmt.Errorf("endpoint: parse response: %w", err)
+	}
+	if e.rankings() {
+		return e.parseRankings(v)
 	}
 	if v.Type() != fastjson.TypeObject {
 		return resp, false, fmt.Errorf("endpoint: parse response: %s is not an object", v.Type())
@@ -106,7 +111,7 @@ func (e *Endpoint) Parse(data []byte) (resp record.Response, ok bool, err error)
 				return resp, false, err
 			}
 		}
-	case "embeddings":
+	case "embeddings", "nim_embeddings":
 		if object != "" && object != "list" {
 			return resp, false, nil
 		}

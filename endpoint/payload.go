@@ -31,34 +31,108 @@ type member struct {
 	value []byte
 }
 
-// Payload returns the exact JSON body sent for turn t: compact, keys in
-// AIPerf's order, strings escaped as AIPerf does (see appendString). A nil o
-// means the zero Options. It returns an error for an endpoint not obtained
-// from Lookup or an extra field whose value is not valid JSON.
-//
-// The bodies, before the extra fields are merged in:
-//
-//	chat:        {"messages":[{"role":…,"content":…}],"model":…,"stream":…,
-//	              ["max_completion_tokens"|"max_tokens"],["stream_options"]}
-//	completions: {"prompt":…,"model":…,"stream":…,["max_tokens"],["stream_options"]}
-//	embeddings:  {"model":…,"input":[texts]}
-//
-// Max tokens are sent only when t.MaxTokens > 0 (embeddings ignore them);
-// stream_options is {"include_usage":true}, sent only when streaming. The
-// chat role is t.Role, or "user" when empty. One text gives a plain string
-// content (or prompt); several give a list (chat: text parts, empty ones
-// skipped).
+// Payload returns the exact JSON body for a turn sent on its own: Request
+// over a one-turn conversation with no system prompt, user context or
+// history. A nil o means the zero Options.
 func (e *Endpoint) Payload(t *dataset.Turn, o *Options) ([]byte, error) {
+	return e.body(t, &chatContext{tools: t.Tools}, o)
+}
+
+// Request returns the exact JSON body for turn ti of conversation c:
+// compact, keys in AIPerf's order, strings escaped as AIPerf's json.dumps
+// does. history holds the encoded chat message objects of the session's
+// earlier turns, in order (user messages from UserMessage, assistant replies
+// from AssistantMessage); it is used only by chat in the context modes that
+// accumulate (all but MessageArrayWithResponses) and ignored otherwise. A
+// history entry that is a JSON array (UserMessage of a turn with Messages)
+// contributes its items; an empty entry contributes nothing. A nil o means
+// the zero Options.
+//
+// The bodies, before --extra-inputs (o.Extra) and then the turn's Extra
+// object are shallow-merged in (see Options.Extra; the turn's keys win):
+//
+//	chat:            {"messages":[…],"model":…,"stream":…,["tools"],
+//	                  ["max_completion_tokens"|"max_tokens"],["stream_options"]}
+//	completions:     {"prompt":…,"model":…,"stream":…,["max_tokens"],["stream_options"]}
+//	embeddings:      {"model":…,"input":[texts]}
+//	nim_embeddings:  {"model":…,"input":[texts, or "<text> <img src='url'/>"]}
+//	nim_rankings:    {"model":…,"query":{"text":q},"passages":[{"text":p},…]}
+//	hf_tei_rankings: {"query":q,"texts":[p,…]}
+//	cohere_rankings: {"model":…,"query":q,"documents":[p,…]}
+//
+// A turn with Payload is sent as that JSON, compacted, whatever the type:
+// nothing is added. Chat messages are described at chatMessages; tools are
+// the turn's Tools, or in accumulating modes those of the latest earlier turn
+// that has some. Max tokens are sent only when MaxTokens > 0 (never by
+// embeddings and rankings); stream_options is {"include_usage":true}, sent
+// only when streaming. Completions send a string prompt for one text, else a
+// list; they ignore history, system prompt, user context, media and Messages,
+// as every non-chat type does. Rankings take the query from Query, or else
+// Texts[0], and the passages from Passages, or else the remaining Texts.
+//
+// It returns an error for ti out of range, an endpoint not obtained from
+// Lookup, JSON fields (Payload, Messages, Tools, Extra, history, o.Extra)
+// that are not valid JSON, a turn Extra that is not an object, Messages that
+// are not an array, an audio without a format, a rankings turn without a
+// query, or a nim_embeddings turn whose texts and images differ in number.
+func (e *Endpoint) Request(c *dataset.Conversation, ti int, history []json.RawMessage, o *Options) ([]byte, error) {
+	if c == nil || ti < 0 || ti >= len(c.Turns) {
+		n := 0
+		if c != nil {
+			n = len(c.Turns)
+		}
+		return nil, fmt.Errorf("endpoint: turn %d out of range (conversation of %d)", ti, n)
+	}
+	t := &c.Turns[ti]
+	cc := chatContext{
+		system:      c.SystemPrompt,
+		userContext: c.UserContext,
+		verbatim:    c.ContextMode == dataset.MessageArrayWithResponses,
+		tools:       t.Tools,
+	}
+	if !cc.verbatim {
+		cc.history = history
+		for i := ti; cc.tools == nil && i > 0; i-- {
+			cc.tools = c.Turns[i-1].Tools
+		}
+	}
+	return e.body(t, &cc, o)
+}
+
+// body builds the request body of t; cc is used by chat only.
+func (e *Endpoint) body(t *dataset.Turn, cc *chatContext, o *Options) ([]byte, error) {
+	if t.Payload != nil {
+		b, err := appendCompact(make([]byte, 0, len(t.Payload)), t.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("endpoint: turn payload: %w", err)
+		}
+		return b, nil
+	}
 	if o == nil {
 		o = &Options{}
 	}
+	extra, err := mergeTurnExtra(o.Extra, t.Extra)
+	if err != nil {
+		return nil, err
+	}
 	streaming := o.Streaming && e.SupportsStreaming
-	var scratch [5]member
+	var scratch [6]member
 	members := scratch[:0]
 	switch e.Name {
 	case "chat":
-		members = append(members, member{"messages", chatMessages(t)})
+		messages, err := chatMessages(t, cc)
+		if err != nil {
+			return nil, err
+		}
+		members = append(members, member{"messages", messages})
 		members = appendModelStream(members, t.Model, streaming)
+		if cc.tools != nil {
+			tools, err := appendCompact(nil, cc.tools)
+			if err != nil {
+				return nil, fmt.Errorf("endpoint: turn tools: %w", err)
+			}
+			members = append(members, member{"tools", tools})
+		}
 		if t.MaxTokens > 0 {
 			key := "max_completion_tokens"
 			if o.LegacyMaxTokens {
@@ -75,13 +149,40 @@ func (e *Endpoint) Payload(t *dataset.Turn, o *Options) ([]byte, error) {
 	case "embeddings":
 		members = append(members, member{"model", pyjson.AppendString(nil, t.Model)})
 		members = append(members, member{"input", stringList(nil, t.Texts)})
+	case "nim_embeddings":
+		input, err := nimEmbeddingsInput(t)
+		if err != nil {
+			return nil, err
+		}
+		members = append(members, member{"model", pyjson.AppendString(nil, t.Model)})
+		members = append(members, member{"input", input})
+	case "nim_rankings", "hf_tei_rankings", "cohere_rankings":
+		if members, err = e.rankingsMembers(members, t); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("endpoint: no payload for type %q", e.Name)
 	}
 	if streaming {
 		members = append(members, member{"stream_options", []byte(`{"include_usage":true}`)})
 	}
-	return writeObject(members, o.Extra)
+	return writeObject(members, extra)
+}
+
+// mergeTurnExtra returns the extra fields of one request: the run's, then
+// the turn's object members (which win under writeObject's rule). It
+// returns run itself when the turn has none.
+func mergeTurnExtra(run []Field, turn json.RawMessage) ([]Field, error) {
+	turn = bytes.TrimSpace(turn)
+	if len(turn) == 0 || string(turn) == "null" {
+		return run, nil
+	}
+	fields, err := parseObject(string(turn))
+	if err != nil {
+		return nil, fmt.Errorf("endpoint: turn extra: %w", err)
+	}
+	merged := make([]Field, 0, len(run)+len(fields))
+	return append(append(merged, run...), fields...), nil
 }
 
 func appendModelStream(members []member, model string, streaming bool) []member {
@@ -92,44 +193,52 @@ func appendModelStream(members []member, model string, streaming bool) []member 
 	return append(members, member{"model", pyjson.AppendString(nil, model)}, member{"stream", stream})
 }
 
-// chatMessages encodes the one-message list of a turn.
-func chatMessages(t *dataset.Turn) []byte {
-	role := t.Role
-	if role == "" {
-		role = "user"
-	}
-	b := append(make([]byte, 0, 64+textsLen(t.Texts)), `[{"role":`...)
-	b = pyjson.AppendString(b, role)
-	b = append(b, `,"content":`...)
-	if len(t.Texts) == 1 {
-		b = pyjson.AppendString(b, t.Texts[0])
-	} else {
-		// AIPerf skips empty content parts.
-		b = append(b, '[')
-		first := true
-		for _, s := range t.Texts {
-			if s == "" {
-				continue
-			}
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
-			b = append(b, `{"type":"text","text":`...)
-			b = pyjson.AppendString(b, s)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	return append(b, "}]"...)
-}
-
 // prompt encodes completions' prompt: a string for one text, else a list.
 func prompt(texts []string) []byte {
 	if len(texts) == 1 {
 		return pyjson.AppendString(make([]byte, 0, 2+len(texts[0])), texts[0])
 	}
 	return stringList(nil, texts)
+}
+
+// nimEmbeddingsInput encodes nim_embeddings' input list (empty texts and
+// images dropped): the texts; or, with images, "<img src='url'/>" per image,
+// each prefixed by its text and a space when there are texts, which must
+// then be as many as the images.
+func nimEmbeddingsInput(t *dataset.Turn) ([]byte, error) {
+	texts := nonEmpty(t.Texts)
+	images := nonEmpty(t.Images)
+	if len(images) == 0 {
+		return stringList(nil, texts), nil
+	}
+	if len(texts) > 0 && len(texts) != len(images) {
+		return nil, fmt.Errorf("endpoint: nim_embeddings: %d texts and %d images; with both, want as many of each", len(texts), len(images))
+	}
+	inputs := make([]string, len(images))
+	for i, u := range images {
+		if len(texts) > 0 {
+			inputs[i] = texts[i] + " <img src='" + u + "'/>"
+		} else {
+			inputs[i] = "<img src='" + u + "'/>"
+		}
+	}
+	return stringList(nil, inputs), nil
+}
+
+// nonEmpty returns the non-empty strings of ss (ss itself when all are).
+func nonEmpty(ss []string) []string {
+	for i, s := range ss {
+		if s == "" {
+			out := append([]string(nil), ss[:i]...)
+			for _, s := range ss[i+1:] {
+				if s != "" {
+					out = append(out, s)
+				}
+			}
+			return out
+		}
+	}
+	return ss
 }
 
 func stringList(b []byte, texts []string) []byte {
@@ -154,6 +263,16 @@ func textsLen(texts []string) int {
 	return n
 }
 
+// appendCompact appends src to b with insignificant space removed, or
+// returns an error when src is not valid JSON.
+func appendCompact(b []byte, src []byte) ([]byte, error) {
+	buf := bytes.NewBuffer(b)
+	if err := json.Compact(buf, src); err != nil {
+		return b, err
+	}
+	return buf.Bytes(), nil
+}
+
 // writeObject writes members and then extra as one JSON object with the
 // shallow-merge rule of Options.Extra.
 func writeObject(members []member, extra []Field) ([]byte, error) {
@@ -164,45 +283,46 @@ func writeObject(members []member, extra []Field) ([]byte, error) {
 	for _, f := range extra {
 		size += len(f.Key) + len(f.Value) + 4
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, size))
-	buf.WriteByte('{')
+	b := append(make([]byte, 0, size), '{')
 	n := 0
-	writeKey := func(key string) {
-		if n > 0 {
-			buf.WriteByte(',')
-		}
-		n++
-		buf.Write(pyjson.AppendString(buf.AvailableBuffer(), key))
-		buf.WriteByte(':')
-	}
-	writeExtra := func(f *Field) error {
-		if err := json.Compact(buf, f.Value); err != nil {
-			return fmt.Errorf("endpoint: extra field %q: %w", f.Key, err)
-		}
-		return nil
-	}
+	var err error
 	for _, m := range members {
-		writeKey(m.key)
+		b = appendKey(b, n, m.key)
+		n++
 		if f := lastField(extra, m.key); f != nil {
-			if err := writeExtra(f); err != nil {
+			if b, err = appendExtra(b, f); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		buf.Write(m.value)
+		b = append(b, m.value...)
 	}
 	for i := range extra {
 		key := extra[i].Key
 		if hasMember(members, key) || lastField(extra[:i], key) != nil {
 			continue // already written in its first position
 		}
-		writeKey(key)
-		if err := writeExtra(lastField(extra, key)); err != nil {
+		b = appendKey(b, n, key)
+		n++
+		if b, err = appendExtra(b, lastField(extra, key)); err != nil {
 			return nil, err
 		}
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return append(b, '}'), nil
+}
+
+// appendKey appends the key of member n+1 of an object, with its comma.
+func appendKey(b []byte, n int, key string) []byte {
+	return append(pyjson.AppendString(sep(b, n), key), ':')
+}
+
+// appendExtra appends the compacted value of f.
+func appendExtra(b []byte, f *Field) ([]byte, error) {
+	b, err := appendCompact(b, f.Value)
+	if err != nil {
+		return nil, fmt.Errorf("endpoint: extra field %q: %w", f.Key, err)
+	}
+	return b, nil
 }
 
 // lastField returns the last field called key, or nil.

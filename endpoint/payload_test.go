@@ -90,7 +90,7 @@ func TestPayloadGolden(t *testing.T) {
 
 func TestPayloadErrors(t *testing.T) {
 	turn := &dataset.Turn{Texts: []string{"x"}, Model: "m"}
-	if _, err := (&Endpoint{Name: "rankings"}).Payload(turn, nil); err == nil {
+	if _, err := (&Endpoint{Name: "reranker"}).Payload(turn, nil); err == nil {
 		t.Error("unknown endpoint: no error")
 	}
 	_, err := mustLookup(t, "chat").Payload(turn, &Options{Extra: []Field{field("bad", "{nope")}})
