@@ -99,8 +99,9 @@ type Config struct {
 	Seed uint64
 
 	// RecordTimelines makes the server keep, per X-Request-ID, the arrival
-	// time and the send time of every event; see Server.Timeline. Memory
-	// grows with the number of requests, so it is meant for tests.
+	// time, the correlation id, the request body and the send time of every
+	// event; see Server.Timeline. Memory grows with the number of requests,
+	// so it is meant for tests.
 	RecordTimelines bool
 }
 

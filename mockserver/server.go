@@ -288,6 +288,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ep endpoint) (a a
 	a.rec = s.record(r, a.arrival)
 	buf, err := readBody(w, r)
 	if err == nil {
+		a.rec.setRequest(r.Header.Get("X-Correlation-ID"), buf.Bytes())
 		a.req, err = decodeRequest(buf.Bytes())
 		bufPool.Put(buf)
 	}

@@ -62,6 +62,10 @@ type Timeline struct {
 	Path string
 	// Arrival is when the handler started, before the body was read.
 	Arrival time.Time
+	// CorrelationID is the request's X-Correlation-ID header.
+	CorrelationID string
+	// Body is the request body as received.
+	Body []byte
 	// Events are the response's writes in order.
 	Events []Event
 }
@@ -136,6 +140,16 @@ func (ts *timelines) get(id string) (Timeline, bool) {
 type recorder struct {
 	ts *timelines
 	t  *Timeline
+}
+
+// setRequest records the request's correlation id and a copy of its body.
+func (r *recorder) setRequest(correlationID string, body []byte) {
+	if r == nil {
+		return
+	}
+	r.ts.mu.Lock()
+	r.t.CorrelationID, r.t.Body = correlationID, slices.Clone(body)
+	r.ts.mu.Unlock()
 }
 
 // add records an event of the given kind sent now.

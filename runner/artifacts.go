@@ -153,11 +153,16 @@ func (a *artifacts) logHandler(level slog.Level) slog.Handler {
 	return slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})
 }
 
-// writeInputs stores inputs.json: the exact payload of every dataset turn.
-func (a *artifacts) writeInputs(ctx context.Context, convs []dataset.Conversation, payloads [][]byte) error {
+// writeInputs stores inputs.json: the payload of every dataset turn,
+// payloads[conv][turn].
+func (a *artifacts) writeInputs(ctx context.Context, convs []dataset.Conversation, payloads [][][]byte) error {
 	sessions := make([]export.SessionPayloads, len(convs))
 	for i := range convs {
-		sessions[i] = export.SessionPayloads{SessionID: convs[i].SessionID, Payloads: []json.RawMessage{payloads[i]}}
+		ps := make([]json.RawMessage, len(payloads[i]))
+		for t, p := range payloads[i] {
+			ps[t] = p
+		}
+		sessions[i] = export.SessionPayloads{SessionID: convs[i].SessionID, Payloads: ps}
 	}
 	var buf bytes.Buffer
 	if err := export.WriteInputs(&buf, sessions); err != nil {

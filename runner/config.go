@@ -35,10 +35,63 @@ type Config struct {
 	ISLMean, ISLStddev float64
 	OSLMean, OSLStddev float64 // OSLMean 0: no max tokens in the payload
 	NumDatasetEntries  int
-	RandomSeed         uint64
-	RandomSeedSet      bool
-	Tokenizer          string
-	PromptBatchSize    int
+	// NumDatasetEntriesSet reports that --num-dataset-entries was given.
+	NumDatasetEntriesSet bool
+	// FlagsSet names the flags given explicitly (long names, no dashes),
+	// for the rules that depend on whether an option was used at all.
+	FlagsSet        []string
+	RandomSeed      uint64
+	RandomSeedSet   bool
+	Tokenizer       string
+	PromptBatchSize int
+	// TokenizerRevision and TokenizerTrustRemoteCode are the Hugging Face
+	// options of --tokenizer (no remote code is ever run).
+	TokenizerRevision        string
+	TokenizerTrustRemoteCode bool
+
+	// Dataset source (§4.1): synthetic unless InputFile or PublicDataset.
+	InputFile         string
+	CustomDatasetType string // "" = detect
+	PublicDataset     string // sharegpt
+	// DatasetSampling is sequential | random | shuffle; "" = the source's.
+	DatasetSampling string
+	// NumSessions is --num-sessions/--num-conversations: a stop condition
+	// (sessions to start), and the pool size of random_pool.
+	NumSessions  int
+	ISLBlockSize int // hash block size of traces; 0 = the format's
+	// Trace options (§4.2).
+	SynthesisMaxISL, SynthesisMaxOSL int
+	IgnoreTraceDelays                bool
+
+	// Synthetic extras (§4.4).
+	SeqDist                                                string
+	NumPrefixPrompts, PrefixPromptLength                   int
+	SharedSystemPromptLength                               int
+	UserContextPromptLength                                int
+	SessionTurnsMean, SessionTurnsStddev                   float64
+	SessionTurnDelayMean, SessionTurnDelayStddev           float64 // ms
+	SessionDelayRatio                                      float64
+	RankingsPassagesMean, RankingsPassagesStddev           float64
+	RankingsPassageTokensMean, RankingsPassageTokensStddev float64
+	RankingsQueryTokensMean, RankingsQueryTokensStddev     float64
+
+	// Synthetic multimodal inputs (§4.5).
+	ImageWidthMean, ImageWidthStddev   float64
+	ImageHeightMean, ImageHeightStddev float64
+	ImageFormat                        string // png | jpeg | random
+	ImageBatchSize                     int
+	AudioLengthMean, AudioLengthStddev float64   // seconds
+	AudioFormat                        string    // wav | mp3
+	AudioSampleRates                   []float64 // kHz
+	AudioDepths                        []int
+	AudioNumChannels                   int
+	AudioBatchSize                     int
+	VideoWidth, VideoHeight            int
+	VideoFPS, VideoDuration            float64
+	VideoSynthType, VideoCodec         string
+	VideoFormat                        string
+	VideoAudioNumChannels              int
+	VideoBatchSize                     int
 
 	// Load.
 	Concurrency       int     // 0: unset
@@ -51,6 +104,14 @@ type Config struct {
 	GracePeriod        time.Duration
 	GracePeriodSet     bool
 	WarmupRequestCount int
+
+	// Fixed-schedule replay (§5.4): FixedSchedule, or a timestamped trace.
+	FixedSchedule               bool
+	FixedScheduleAutoOffset     bool
+	FixedScheduleStartOffset    float64 // ms
+	FixedScheduleStartOffsetSet bool
+	FixedScheduleEndOffset      float64 // ms
+	FixedScheduleEndOffsetSet   bool
 
 	// Goodput is the --goodput SLO spec, "tag:value ...".
 	Goodput string
@@ -83,23 +144,42 @@ type Config struct {
 // Defaults returns the configuration AIPerf would use with no flags.
 func Defaults() Config {
 	return Config{
-		ModelSelectionStrategy: "round_robin",
-		URL:                    "localhost:8000",
-		EndpointType:           "chat",
-		RequestTimeout:         21600 * time.Second,
-		ISLMean:                550,
-		NumDatasetEntries:      100,
-		Tokenizer:              "",
-		PromptBatchSize:        1,
-		ArrivalPattern:         "poisson",
-		GracePeriod:            30 * time.Second,
-		ArtifactDir:            "artifacts",
-		ExportLevel:            "records",
-		SegmentInterval:        10 * time.Second,
-		SegmentRecords:         10000,
-		UploadGrace:            5 * time.Minute,
-		UIType:                 "",
-		LogLevel:               "INFO",
+		ModelSelectionStrategy:    "round_robin",
+		URL:                       "localhost:8000",
+		EndpointType:              "chat",
+		RequestTimeout:            21600 * time.Second,
+		ISLMean:                   550,
+		NumDatasetEntries:         100,
+		Tokenizer:                 "",
+		PromptBatchSize:           1,
+		TokenizerRevision:         "main",
+		SessionTurnsMean:          1,
+		SessionDelayRatio:         1,
+		RankingsPassagesMean:      1,
+		RankingsPassageTokensMean: 550,
+		RankingsQueryTokensMean:   550,
+		ImageFormat:               "png",
+		ImageBatchSize:            1,
+		AudioFormat:               "wav",
+		AudioSampleRates:          []float64{16},
+		AudioDepths:               []int{16},
+		AudioNumChannels:          1,
+		AudioBatchSize:            1,
+		VideoFPS:                  4,
+		VideoDuration:             5,
+		VideoSynthType:            "moving_shapes",
+		VideoCodec:                "libvpx-vp9",
+		VideoFormat:               "webm",
+		VideoBatchSize:            1,
+		ArrivalPattern:            "poisson",
+		GracePeriod:               30 * time.Second,
+		ArtifactDir:               "artifacts",
+		ExportLevel:               "records",
+		SegmentInterval:           10 * time.Second,
+		SegmentRecords:            10000,
+		UploadGrace:               5 * time.Minute,
+		UIType:                    "",
+		LogLevel:                  "INFO",
 	}
 }
 
@@ -108,13 +188,18 @@ type Mode string
 
 // Timing modes.
 const (
-	ModeConcurrency Mode = "concurrency"
-	ModeRequestRate Mode = "request_rate"
+	ModeConcurrency   Mode = "concurrency"
+	ModeRequestRate   Mode = "request_rate"
+	ModeFixedSchedule Mode = "fixed_schedule"
 )
 
-// Mode returns the timing mode: request-rate when a rate is given, else
+// Mode returns the timing mode (§5.1): fixed schedule when asked for (or
+// enabled by a timestamped dataset), request-rate when a rate is given, else
 // concurrency (closed loop).
 func (c *Config) Mode() Mode {
+	if c.FixedSchedule {
+		return ModeFixedSchedule
+	}
 	if c.RequestRate > 0 {
 		return ModeRequestRate
 	}
@@ -122,7 +207,7 @@ func (c *Config) Mode() Mode {
 }
 
 // EffectiveConcurrency is the concurrency limit in force: the configured one,
-// 1 in concurrency mode when unset, and 0 (unlimited) in request-rate mode
+// 1 in concurrency mode when unset, and 0 (unlimited) in the open-loop modes
 // when unset.
 func (c *Config) EffectiveConcurrency() int {
 	if c.Concurrency > 0 {
@@ -135,13 +220,15 @@ func (c *Config) EffectiveConcurrency() int {
 }
 
 // EffectiveRequestCount is the profiling request count: the configured one,
-// or, when neither a count nor a duration is given, max(10, 2*concurrency).
-// It is 0 for a duration-only run.
+// or, when no count, session count nor duration is given, max(10,
+// 2*concurrency). It is 0 for a run bound by duration or sessions only. A
+// fixed-schedule run sends every turn of its schedule unless a count is
+// given (see run.phaseSpecs).
 func (c *Config) EffectiveRequestCount() int {
 	if c.RequestCount > 0 {
 		return c.RequestCount
 	}
-	if c.BenchmarkDuration > 0 {
+	if c.BenchmarkDuration > 0 || c.NumSessions > 0 {
 		return 0
 	}
 	return max(10, 2*c.EffectiveConcurrency())
@@ -150,6 +237,9 @@ func (c *Config) EffectiveRequestCount() int {
 // Stimulus names the load in AIPerf's artifact directory naming, e.g.
 // "concurrency10", "request_rate5.0", "concurrency100-request_rate10.0".
 func (c *Config) Stimulus() string {
+	if c.Mode() == ModeFixedSchedule {
+		return "fixed_schedule"
+	}
 	conc := "concurrency" + strconv.Itoa(c.EffectiveConcurrency())
 	if c.Mode() == ModeConcurrency {
 		return conc

@@ -69,11 +69,20 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		phases[i] = ph
 		offset += spec.count
 	}
-	if r.cfg.Mode() == ModeConcurrency {
-		runClosedLoop(r.cfg.EffectiveConcurrency(), phases)
-	} else {
+	switch {
+	case r.fixed != nil:
 		for _, ph := range phases {
-			runOpenLoop(ph.ctx, ph.is, ph.spec, r.clock, &late, ph.dispatch)
+			if ph.spec.phase == record.PhaseProfiling {
+				runFixedSchedule(ph, r, r.fixed, &late)
+			} else {
+				r.runLoad(ph, &late)
+			}
+		}
+	case r.cfg.Mode() == ModeConcurrency:
+		runClosedLoop(r.cfg.EffectiveConcurrency(), phases, r.clock)
+	default:
+		for _, ph := range phases {
+			runOpenLoop(ph, r.clock, &late)
 		}
 	}
 	res.Dropped = int(dropped.Load())
@@ -140,10 +149,20 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, offset int, pipe 
 		r.log.Debug("phase started", "phase", spec.phase, "requests", spec.count, "duration", spec.duration, "concurrency", spec.concurrency, "request_rate", spec.rate)
 	}
 	ph := &phaseRun{spec: spec, ctx: sendCtx, is: newIssuer(spec, r.clock, onStart)}
-	ph.dispatch = func(ctx context.Context, c credit, slot int) {
-		conv := r.nextConversation()
-		rec := r.newRecord(spec, offset+c.num, c, slot, conv)
-		r.sender.send(ctx, rec, r.payloads[conv])
+	ph.newSession = func() *session {
+		if !ph.is.startSession() {
+			return nil
+		}
+		return r.sessions.start(r, r.nextConversation())
+	}
+	ph.dispatch = func(ctx context.Context, c credit, s *session) {
+		rec := r.newRecord(spec, offset+c.num, c, s)
+		if payload, err := r.payload(s); err != nil {
+			r.sender.fail(rec, 0, "PayloadError", err.Error())
+		} else {
+			r.sender.send(ctx, rec, payload)
+		}
+		r.finishTurn(s, rec)
 		if ctx.Err() != nil && rec.Error != nil {
 			// Cancelled by the grace period or by the user: not a result.
 			dropped.Add(1)
@@ -158,6 +177,16 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, offset int, pipe 
 		cancel(nil)
 	}
 	return ph, stop
+}
+
+// runLoad runs one phase open-loop when it has a rate, else closed-loop
+// (the warmup of a fixed-schedule run).
+func (r *run) runLoad(ph *phaseRun, late *lateness) {
+	if ph.spec.rate > 0 {
+		runOpenLoop(ph, r.clock, late)
+		return
+	}
+	runClosedLoop(max(1, ph.spec.concurrency), []*phaseRun{ph}, r.clock)
 }
 
 // logFinish logs how the client itself fared: schedule lateness (open loop),

@@ -66,6 +66,10 @@ type jsonRecord struct {
 		CreditIssuedNS int64  `json:"credit_issued_ns"`
 		Phase          string `json:"benchmark_phase"`
 		WorkerID       string `json:"worker_id"`
+		ConversationID string `json:"conversation_id"`
+		XCorrelationID string `json:"x_correlation_id"`
+		TurnIndex      int    `json:"turn_index"`
+		SessionNum     int    `json:"session_num"`
 	} `json:"metadata"`
 	Metrics map[string]struct {
 		Value json.RawMessage `json:"value"`

@@ -51,6 +51,13 @@ type Options struct {
 	// Stores opens --artifact-dir URLs; nil means gocloud's default mux
 	// (the drivers the binary blank-imports). Plain paths need none.
 	Stores *blob.URLMux
+	// Hub holds the Hugging Face environment for --tokenizer (HF_HOME,
+	// HF_TOKEN, HF_HUB_OFFLINE, HF_ENDPOINT) and public datasets; Revision
+	// and TrustRemoteCode come from the Config.
+	Hub tokenizer.LoadOptions
+	// CacheDir holds downloaded public datasets; "" means no cache (a
+	// download each run).
+	CacheDir string
 }
 
 // Result is what a finished run produced.
@@ -68,20 +75,27 @@ type Result struct {
 
 // run holds the state shared by the phases of one benchmark.
 type run struct {
-	cfg      *Config
-	opts     Options
-	log      *slog.Logger
-	clock    *record.Clock
-	sender   *sender
-	convs    []dataset.Conversation
-	payloads [][]byte
-	// storedPayloads are the payloads as inputs.json stores them: secret
-	// extra inputs redacted (the same slice as payloads when none is).
-	storedPayloads [][]byte
-	sampler        dataset.Sampler
-	sampleMu       sync.Mutex // guards sampler, shared by overlapping phases
-	seed           uint64
-	mcfg           *metrics.Config
+	cfg    *Config
+	opts   Options
+	log    *slog.Logger
+	clock  *record.Clock
+	sender *sender
+	ep     *endpoint.Endpoint
+	epOpts *endpoint.Options
+	convs  []dataset.Conversation
+	// payloads[conv][turn] is the prebuilt body of a turn, nil when it
+	// depends on live replies and is built at send time.
+	payloads [][][]byte
+	// storedPayloads are the payloads as inputs.json stores them: every
+	// turn, secret extra inputs redacted.
+	storedPayloads [][][]byte
+	sessions       sessionCounter
+	// fixed is the replay plan when the run replays timestamps.
+	fixed    *fixedSchedule
+	sampler  dataset.Sampler
+	sampleMu sync.Mutex // guards sampler, shared by overlapping phases
+	seed     uint64
+	mcfg     *metrics.Config
 }
 
 // Run executes the benchmark described by cfg (already validated) and writes
@@ -117,14 +131,11 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		return nil, err
 	}
 
-	r := &run{cfg: cfg, opts: opts, clock: record.NewClock()}
-	arts, err := openArtifacts(ctx, cfg, r.clock, opts.Stores)
-	if err != nil {
-		return nil, err
-	}
-	defer arts.close()
-	r.log = slog.New(slog.NewMultiHandler(log.Handler(), arts.logHandler(LogLevel(cfg.LogLevel))))
-	tok, err := resolveTokenizer(cfg, r.log)
+	// The dataset is built before anything is stored: a bad dataset stops
+	// the run with nothing written, and a timestamped trace switches the
+	// run to fixed-schedule mode, which names its artifacts.
+	r := &run{cfg: cfg, opts: opts, clock: record.NewClock(), ep: ep, log: log}
+	tok, err := r.resolveTokenizer(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -132,9 +143,15 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	if !cfg.RandomSeedSet {
 		r.seed = rand.Uint64()
 	}
-	if err := r.buildDataset(ctx, ep, tok); err != nil {
+	if err := r.buildDataset(ctx, tok); err != nil {
 		return nil, err
 	}
+	arts, err := openArtifacts(ctx, cfg, r.clock, opts.Stores)
+	if err != nil {
+		return nil, err
+	}
+	defer arts.close()
+	r.log = slog.New(slog.NewMultiHandler(log.Handler(), arts.logHandler(LogLevel(cfg.LogLevel))))
 	transport := opts.Transport
 	if transport == nil {
 		tr := newTransport(cfg.EffectiveConcurrency())
@@ -165,20 +182,6 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	return r.execute(ctx, ep, arts)
 }
 
-// resolveTokenizer picks the tokenizer: builtin for placeholder model names
-// and when asked; otherwise builtin with a warning, since this build has no
-// Hugging Face tokenizers.
-func resolveTokenizer(cfg *Config, log *slog.Logger) (tokenizer.Tokenizer, error) {
-	if cfg.Tokenizer == "" && len(cfg.Models) > 0 && !tokenizer.IsPlaceholderModel(cfg.Models[0]) && !cfg.UseServerTokenCount {
-		log.Warn("no tokenizer for the model in this build; counting tokens with the builtin tokenizer (tiktoken o200k_base). Pass --use-server-token-count to use the server's counts", "model", cfg.Models[0])
-	}
-	tok, err := tokenizer.Builtin()
-	if err != nil {
-		return nil, fmt.Errorf("tokenizer: %w", err)
-	}
-	return tok, nil
-}
-
 // checkReachable dials the server once so that an unreachable server is a
 // clear error before any request is counted.
 func checkReachable(ctx context.Context, host, scheme string) error {
@@ -195,50 +198,6 @@ func checkReachable(ctx context.Context, host, scheme string) error {
 		return fmt.Errorf("cannot reach the server at %s (is it running? check --url): %w", host, err)
 	}
 	return conn.Close()
-}
-
-// buildDataset generates the conversations and their wire payloads.
-func (r *run) buildDataset(ctx context.Context, ep *endpoint.Endpoint, tok tokenizer.Tokenizer) error {
-	corpus, err := dataset.NewCorpus(tok)
-	if err != nil {
-		return fmt.Errorf("corpus: %w", err)
-	}
-	convs, err := dataset.Synthetic(ctx, dataset.SyntheticConfig{
-		ISLMean: r.cfg.ISLMean, ISLStddev: r.cfg.ISLStddev,
-		OSLMean: r.cfg.OSLMean, OSLStddev: r.cfg.OSLStddev,
-		NumEntries: r.cfg.NumDatasetEntries, Seed: r.seed,
-		Models: r.cfg.Models, ModelStrategy: r.cfg.ModelSelectionStrategy,
-		BatchSize: r.cfg.PromptBatchSize,
-	}, corpus, tok)
-	if err != nil {
-		return fmt.Errorf("dataset: %w", err)
-	}
-	extra, err := endpoint.ParseExtraInputs(r.cfg.ExtraInputs)
-	if err != nil {
-		return fmt.Errorf("extra inputs: %w", err)
-	}
-	opts := &endpoint.Options{Streaming: r.cfg.Streaming, LegacyMaxTokens: r.cfg.UseLegacyMaxTokens, Extra: extra}
-	stored := *opts
-	var secret bool
-	stored.Extra, secret = redactFields(extra)
-	r.convs = convs
-	r.payloads = make([][]byte, len(convs))
-	r.storedPayloads = r.payloads
-	if secret {
-		r.storedPayloads = make([][]byte, len(convs))
-	}
-	for i := range convs {
-		if r.payloads[i], err = ep.Payload(&convs[i].Turns[0], opts); err != nil {
-			return fmt.Errorf("payload for %s: %w", convs[i].SessionID, err)
-		}
-		if secret {
-			if r.storedPayloads[i], err = ep.Payload(&convs[i].Turns[0], &stored); err != nil {
-				return fmt.Errorf("payload for %s: %w", convs[i].SessionID, err)
-			}
-		}
-	}
-	r.sampler, err = dataset.NewSampler("shuffle", len(convs), r.seed^0x5eed)
-	return err
 }
 
 // phaseSpecs returns the warmup (when enabled) and profiling phases.
@@ -264,10 +223,15 @@ func (r *run) phaseSpecs() ([]*phaseSpec, error) {
 		}
 		specs = append(specs, w)
 	}
-	p, err := mk(record.PhaseProfiling, cfg.EffectiveRequestCount(), cfg.BenchmarkDuration)
+	count := cfg.EffectiveRequestCount()
+	if r.fixed != nil && cfg.RequestCount == 0 {
+		count = r.fixed.turns(r)
+	}
+	p, err := mk(record.PhaseProfiling, count, cfg.BenchmarkDuration)
 	if err != nil {
 		return nil, err
 	}
+	p.sessions = cfg.NumSessions
 	return append(specs, p), nil
 }
 
@@ -282,17 +246,18 @@ func (r *run) nextConversation() int {
 // workerID names a concurrent sender slot as AIPerf names workers.
 func workerID(slot int) string { return fmt.Sprintf("worker_%08x", uint32(slot)*0x9E3779B1) }
 
-// newRecord builds the record of one credit.
-func (r *run) newRecord(spec *phaseSpec, num int, c credit, slot, conv int) *record.Record {
-	turn := &r.convs[conv].Turns[0]
+// newRecord builds the record of one credit: the next turn of session s.
+func (r *run) newRecord(spec *phaseSpec, num int, c credit, s *session) *record.Record {
+	turn := s.nextTurn()
 	return &record.Record{
 		RequestNum:            num,
-		SessionNum:            num,
-		ConversationID:        r.convs[conv].SessionID,
+		SessionNum:            s.num,
+		ConversationID:        s.c.SessionID,
+		TurnIndex:             s.turn,
 		XRequestID:            uuid.NewString(),
-		XCorrelationID:        uuid.NewString(),
+		XCorrelationID:        s.corrID,
 		Phase:                 spec.phase,
-		WorkerID:              workerID(slot),
+		WorkerID:              workerID(s.slot),
 		Model:                 turn.Model,
 		CreditIssuedNS:        c.intended,
 		InputTokens:           turn.InputTokens,

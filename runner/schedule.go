@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aiperf-go/aiperf/record"
@@ -16,6 +17,7 @@ type phaseSpec struct {
 	count       int           // 0: unlimited (duration-bound)
 	duration    time.Duration // 0: unlimited (count-bound)
 	grace       time.Duration // wait for in-flight after the duration; < 0: forever
+	sessions    int           // 0: unlimited; else start no more sessions than this
 	concurrency int           // closed-loop workers, or the ceiling in rate mode (0: none)
 	rate        float64       // > 0: open loop
 	intervals   Intervals     // rate mode only
@@ -38,6 +40,7 @@ type issuer struct {
 	clock    *record.Clock
 	onStart  func()
 	sent     int
+	sessions int   // sessions started
 	deadline int64 // monotonic ns; 0: none
 }
 
@@ -73,6 +76,21 @@ func (is *issuer) take(intended int64) (credit, bool) {
 	return c, true
 }
 
+// startSession reports whether a new session may start, and counts it: not
+// once the session limit is reached, nor when no credit is left.
+func (is *issuer) startSession() bool {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	switch {
+	case is.spec.sessions > 0 && is.sessions >= is.spec.sessions,
+		is.spec.count > 0 && is.sent >= is.spec.count,
+		is.deadline > 0 && is.clock.Now() >= is.deadline:
+		return false
+	}
+	is.sessions++
+	return true
+}
+
 // slots hands out small integers identifying concurrent senders ("workers"),
 // reusing freed ones, so worker ids stay meaningful in open-loop mode too.
 type slots struct {
@@ -99,41 +117,52 @@ func (s *slots) put(id int) {
 	s.mu.Unlock()
 }
 
-// dispatchFunc sends the request of credit c from worker slot, blocking until
-// it completes.
-type dispatchFunc func(ctx context.Context, c credit, slot int)
+// dispatchFunc sends the next turn of session s under credit c, blocking
+// until it completes, and advances the session.
+type dispatchFunc func(ctx context.Context, c credit, s *session)
 
 // phaseRun is a phase in progress: its credits, its context (cancelled when
-// its grace period ends) and how its requests are sent.
+// its grace period ends), how sessions start and how turns are sent.
 type phaseRun struct {
-	spec     *phaseSpec
-	is       *issuer
-	ctx      context.Context
-	dispatch dispatchFunc
+	spec *phaseSpec
+	is   *issuer
+	ctx  context.Context
+	// newSession starts a session on the next sampled conversation, or
+	// returns nil when the phase may start no more sessions.
+	newSession func() *session
+	dispatch   dispatchFunc
 }
 
-// runClosedLoop runs workers that each send back to back. A worker moves on
+// runClosedLoop runs workers that each send back to back. A worker keeps a
+// session until its last turn, waiting for each turn's delay after the
+// previous reply, so concurrency counts sessions (§5.2). A worker moves on
 // to the next phase as soon as the current one has no credits left, without
 // waiting for the others: warmup hands over to profiling in steady state
 // instead of draining and restarting every worker at once (a burst that
-// would distort the first profiling requests). It returns when every worker
-// has finished.
-func runClosedLoop(workers int, phases []*phaseRun) {
+// would distort the first profiling requests); a session still open at the
+// handover is dropped. It returns when every worker has finished.
+func runClosedLoop(workers int, phases []*phaseRun, clock *record.Clock) {
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(slot int) {
-			defer wg.Done()
+		wg.Go(func() {
 			for _, ph := range phases {
+				var s *session
 				for ph.ctx.Err() == nil {
+					if s == nil || s.done() {
+						if s = ph.newSession(); s == nil {
+							break
+						}
+						s.slot = w
+					}
+					s.waitReady(ph.ctx, clock)
 					c, ok := ph.is.take(0)
 					if !ok {
 						break
 					}
-					ph.dispatch(ph.ctx, c, slot)
+					ph.dispatch(ph.ctx, c, s)
 				}
 			}
-		}(w)
+		})
 	}
 	wg.Wait()
 }
@@ -152,54 +181,150 @@ func (l *lateness) add(ns int64) {
 
 // runOpenLoop sends request i at start + sum of the first i intervals,
 // measured from the phase start and never from the previous send, so that a
-// slow send does not shift the rest of the schedule. A concurrency ceiling,
-// when set, delays a send until a slot frees (that delay shows as lateness).
-// It returns when every request it started has finished.
-func runOpenLoop(ctx context.Context, is *issuer, spec *phaseSpec, clock *record.Clock, late *lateness, dispatch dispatchFunc) {
+// slow send does not shift the rest of the schedule. At each tick it sends
+// the next turn of a session whose turn is due (previous reply plus delay),
+// else the first turn of a new session. A concurrency ceiling, when set,
+// counts sessions: a new session waits for a slot (that delay shows as
+// lateness). It returns when every request it started has finished.
+func runOpenLoop(ph *phaseRun, clock *record.Clock, late *lateness) {
+	ctx, spec, is := ph.ctx, ph.spec, ph.is
 	var (
 		wg  sync.WaitGroup
 		sem chan struct{}
 		ids slots
+		due dueSessions
 	)
 	if spec.concurrency > 0 {
 		sem = make(chan struct{}, spec.concurrency)
+	}
+	// Sessions waiting for their next turn's delay stop waiting when the
+	// loop ends.
+	loopCtx, endLoop := context.WithCancel(ctx)
+	defer func() {
+		endLoop()
+		wg.Wait()
+	}()
+	end := func(s *session) {
+		ids.put(s.slot)
+		due.active.Add(-1)
+		if sem != nil {
+			<-sem
+		}
+		due.wake()
 	}
 	// The pacer sleeps in the kernel on its own thread; see preciseSleepUntil.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	next := clock.Now()
+	exhausted := false // no new session may start
 	for ctx.Err() == nil {
 		preciseSleepUntil(ctx, clock, next)
-		if sem != nil {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
+		s := due.pop()
+		for s == nil && ctx.Err() == nil {
+			if exhausted {
+				if due.active.Load() == 0 {
+					return
+				}
+				due.wait(ctx)
+				s = due.pop()
+				continue
 			}
+			if sem != nil {
+				select {
+				case sem <- struct{}{}:
+				case <-due.signal():
+					s = due.pop()
+					continue
+				case <-ctx.Done():
+					return
+				}
+			}
+			if s = ph.newSession(); s == nil {
+				exhausted = true
+				if sem != nil {
+					<-sem
+				}
+				continue
+			}
+			s.slot = ids.get()
+			due.active.Add(1)
 		}
-		if ctx.Err() != nil {
+		if s == nil {
 			break
 		}
 		c, ok := is.take(next)
 		if !ok {
-			if sem != nil {
-				<-sem
-			}
+			end(s)
 			break
 		}
 		late.add(clock.Now() - c.intended)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			slot := ids.get()
-			dispatch(ctx, c, slot)
-			ids.put(slot)
-			if sem != nil {
-				<-sem
+		wg.Go(func() {
+			ph.dispatch(ctx, c, s)
+			if s.done() {
+				end(s)
+				return
 			}
-		}()
+			s.waitReady(loopCtx, clock)
+			if loopCtx.Err() != nil {
+				end(s)
+				return
+			}
+			due.push(s)
+		})
 		next += int64(spec.intervals.Next())
 	}
-	wg.Wait()
+}
+
+// dueSessions holds sessions whose next turn is due, for the open loop.
+type dueSessions struct {
+	mu     sync.Mutex
+	queue  []*session
+	notify chan struct{} // capacity 1: "something changed"
+	active atomic.Int64  // sessions started and not ended
+}
+
+func (d *dueSessions) signal() chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.notify == nil {
+		d.notify = make(chan struct{}, 1)
+	}
+	return d.notify
+}
+
+// wake notes a change without blocking.
+func (d *dueSessions) wake() {
+	select {
+	case d.signal() <- struct{}{}:
+	default:
+	}
+}
+
+func (d *dueSessions) push(s *session) {
+	d.mu.Lock()
+	d.queue = append(d.queue, s)
+	d.mu.Unlock()
+	d.wake()
+}
+
+// pop returns the session due first, or nil.
+func (d *dueSessions) pop() *session {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.queue) == 0 {
+		return nil
+	}
+	s := d.queue[0]
+	d.queue = d.queue[1:]
+	return s
+}
+
+// wait blocks until something changes or ctx ends.
+func (d *dueSessions) wait(ctx context.Context) {
+	select {
+	case <-d.signal():
+	case <-ctx.Done():
+	}
 }
 
 // coarseSleep waits d with a Go timer, or until ctx is done.

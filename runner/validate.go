@@ -26,7 +26,6 @@ func (e *ConfigError) Error() string {
 
 // Valid choices of the enumerated flags.
 var (
-	endpointTypes     = []string{"chat", "completions", "embeddings"}
 	arrivalPatterns   = []string{"constant", "poisson", "gamma"}
 	selectionStrategy = []string{"round_robin", "random"}
 	exportLevels      = []string{"summary", "records", "raw"}
@@ -58,7 +57,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	oneOf("--model-selection-strategy", c.ModelSelectionStrategy, selectionStrategy)
-	oneOf("--endpoint-type", c.EndpointType, endpointTypes)
+	if _, err := endpoint.Lookup(c.EndpointType); err != nil {
+		add("--endpoint-type %q is not valid: use one of %s", c.EndpointType, strings.Join(endpoint.Names(), ", "))
+	}
 	if _, err := NormalizeURL(c.URL); err != nil {
 		add("--url %q is not a valid URL (%v): use e.g. --url http://localhost:8000", c.URL, err)
 	}
@@ -138,9 +139,6 @@ func (c *Config) Validate() error {
 		oneOf("--ui-type", c.UIType, uiTypes)
 	}
 	oneOf("--log-level", c.LogLevel, logLevels)
-	if c.Tokenizer != "" && c.Tokenizer != "builtin" {
-		add("--tokenizer %q: Hugging Face tokenizers are not available in this build: use --tokenizer builtin (tiktoken o200k_base), or --use-server-token-count for the server's own counts", c.Tokenizer)
-	}
 	if err := validateGoodput(c.Goodput); err != nil {
 		add("--goodput: %v", err)
 	}
@@ -148,6 +146,8 @@ func (c *Config) Validate() error {
 		add("--extra-inputs: %v", err)
 	}
 
+	p = append(p, c.inputProblems()...)
+	p = append(p, c.scheduleProblems()...)
 	if len(p) > 0 {
 		return &ConfigError{Problems: p}
 	}

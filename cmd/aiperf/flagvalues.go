@@ -104,3 +104,74 @@ func (s seedValue) Set(str string) error {
 	*s.v, *s.set = n, true
 	return nil
 }
+
+// floatList is a comma-separated or repeated list of numbers; the first use
+// replaces the default.
+type floatList struct{ p *[]float64 }
+
+func (v floatList) String() string {
+	parts := make([]string, len(*v.p))
+	for i, f := range *v.p {
+		parts[i] = strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (v floatList) Set(s string) error {
+	var out []float64
+	for _, part := range strings.Split(s, ",") {
+		f, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", part)
+		}
+		out = append(out, f)
+	}
+	*v.p = out
+	return nil
+}
+
+// intList is floatList for integers.
+type intList struct{ p *[]int }
+
+func (v intList) String() string {
+	parts := make([]string, len(*v.p))
+	for i, n := range *v.p {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (v intList) Set(s string) error {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil {
+			return fmt.Errorf("%q is not an integer", part)
+		}
+		out = append(out, n)
+	}
+	*v.p = out
+	return nil
+}
+
+// optFloat is a number flag that records whether it was given.
+type optFloat struct {
+	v   *float64
+	set *bool
+}
+
+func (o optFloat) String() string {
+	if o.set == nil || !*o.set {
+		return ""
+	}
+	return strconv.FormatFloat(*o.v, 'g', -1, 64)
+}
+
+func (o optFloat) Set(s string) error {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a number", s)
+	}
+	*o.v, *o.set = f, true
+	return nil
+}

@@ -37,6 +37,7 @@ func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 }
 
 func TestInvalidConfigurationExitsTwoBeforeAnyRequest(t *testing.T) {
+	t.Setenv("HF_HUB_OFFLINE", "1") // an unknown tokenizer must not reach for the network
 	srv, hits := countingServer(t)
 	base := []string{"profile", "--url", srv.URL, "--ui-type", "none", "--artifact-dir", t.TempDir()}
 	tests := []struct {
@@ -67,7 +68,7 @@ func TestInvalidConfigurationExitsTwoBeforeAnyRequest(t *testing.T) {
 		{"label", []string{"-m", "x", "--label", "gpu"}, `--label "gpu" must be key=value, e.g. --label gpu=h100`},
 		{"endpoint path", []string{"-m", "x", "--endpoint", "v1/chat"}, `--endpoint "v1/chat" must be a path starting with '/'`},
 		{"timeout", []string{"-m", "x", "--request-timeout-seconds", "0"}, "--request-timeout-seconds must be > 0"},
-		{"tokenizer", []string{"-m", "x", "--tokenizer", "gpt2"}, `--tokenizer "gpt2": Hugging Face tokenizers are not available in this build`},
+		{"tokenizer", []string{"-m", "x", "--tokenizer", "gpt2"}, `--tokenizer: tokenizer "gpt2"`},
 		{"goodput tag", []string{"-m", "x", "--goodput", "nonsense_metric:5"}, "Unknown metric tag(s) in --goodput"},
 		{"extra inputs", []string{"-m", "x", "--extra-inputs", "novalue"}, "--extra-inputs"},
 		{"bad url", []string{"-m", "x", "--url", "ftp://host"}, `--url "ftp://host" is not a valid URL`},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/peterbourgon/ff/v4"
@@ -45,7 +47,7 @@ func (g flagGroup) add(short rune, long string, v flag.Value, usage string, alia
 // profileFlags binds every profile setting into cfg and returns the flag set
 // to parse (its parents are the remaining groups, in help order).
 func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.FlagSet {
-	names := []string{"Endpoint", "Input", "Load Generator", "Goodput", "Output", "UI & Logging"}
+	names := []string{"Endpoint", "Input", "Conversation Input", "Multimodal Input", "Tokenizer", "Load Generator", "Goodput", "Output", "UI & Logging"}
 	groups := make([]flagGroup, len(names))
 	for i, n := range names {
 		groups[i] = flagGroup{ff.NewFlagSet(n)}
@@ -53,7 +55,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	for i := 0; i < len(groups)-1; i++ {
 		groups[i].fs.SetParent(groups[i+1].fs)
 	}
-	ep, in, load, good, out, ui := groups[0], groups[1], groups[2], groups[3], groups[4], groups[5]
+	ep, in, conv, media, tok, load, good, out, ui := groups[0], groups[1], groups[2], groups[3], groups[4], groups[5], groups[6], groups[7], groups[8]
 	str := func(p *string) flag.Value { return ffval.NewValueDefault(p, *p) }
 	num := func(p *float64) flag.Value { return ffval.NewValueDefault(p, *p) }
 	integer := func(p *int) flag.Value { return ffval.NewValueDefault(p, *p) }
@@ -63,7 +65,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	ep.add(0, "model-selection-strategy", str(&cfg.ModelSelectionStrategy), "how a model is chosen per request: round_robin or random")
 	ep.add('u', "url", str(&cfg.URL), "base `URL` of the server")
 	ep.add(0, "endpoint", str(&cfg.EndpointPath), "custom endpoint `PATH` (default: the endpoint type's path)", "custom-endpoint")
-	ep.add(0, "endpoint-type", str(&cfg.EndpointType), "endpoint `TYPE`: chat, completions or embeddings")
+	ep.add(0, "endpoint-type", str(&cfg.EndpointType), "endpoint `TYPE`: chat, completions, embeddings, nim_embeddings, nim_rankings, hf_tei_rankings or cohere_rankings")
 	ep.add(0, "streaming", boolean(&cfg.Streaming), "stream responses (SSE); required for TTFT and ITL")
 	ep.add(0, "request-timeout-seconds", secondsValue{d: &cfg.RequestTimeout}, "per-request timeout in `SECONDS`")
 	ep.add(0, "api-key", str(&cfg.APIKey), "API `KEY`, sent as Authorization: Bearer (never stored)")
@@ -79,7 +81,59 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	in.add(0, "num-dataset-entries", integer(&cfg.NumDatasetEntries), "number of unique prompts (`N`)", "num-prompts")
 	in.add('b', "prompt-batch-size", integer(&cfg.PromptBatchSize), "texts per request (`N`)", "batch-size-text")
 	in.add(0, "random-seed", seedValue{&cfg.RandomSeed, &cfg.RandomSeedSet}, "`SEED` for every random choice (prompts, lengths, arrivals)")
-	in.add(0, "tokenizer", str(&cfg.Tokenizer), "`TOKENIZER`: builtin (tiktoken o200k_base, offline)")
+	in.add(0, "input-file", str(&cfg.InputFile), "custom dataset `PATH` (a JSONL/CSV file, or a directory of random_pool files)")
+	in.add(0, "custom-dataset-type", str(&cfg.CustomDatasetType), "`TYPE` of --input-file: single_turn, multi_turn, random_pool, mooncake_trace, bailian_trace or burst_gpt_trace (default: detected)")
+	in.add(0, "public-dataset", str(&cfg.PublicDataset), "public `DATASET`: sharegpt (downloaded once into the cache; with --input-file, read from that local copy)")
+	in.add(0, "dataset-sampling-strategy", str(&cfg.DatasetSampling), "`STRATEGY`: sequential, random or shuffle (default: the dataset's)")
+	in.add(0, "seq-dist", str(&cfg.SeqDist), "ISL/OSL mixture `SPEC`: 'ISL,OSL:P;...', '[(ISL,OSL):P,...]' or JSON {\"pairs\":[...]}", "sequence-distribution")
+	in.add(0, "isl-block-size", integer(&cfg.ISLBlockSize), "trace hash block size in `TOKENS` (default: mooncake 512, bailian 16)")
+	in.add(0, "synthesis-max-isl", integer(&cfg.SynthesisMaxISL), "drop trace rows with more than `TOKENS` input tokens")
+	in.add(0, "synthesis-max-osl", integer(&cfg.SynthesisMaxOSL), "cap trace rows' output length at `TOKENS`")
+	in.add(0, "ignore-trace-delays", boolean(&cfg.IgnoreTraceDelays), "drop the timestamps and delays of a trace")
+	in.add(0, "num-prefix-prompts", integer(&cfg.NumPrefixPrompts), "`N` shared prefix prompts, one prepended to each conversation's first turn")
+	in.add(0, "prefix-prompt-length", integer(&cfg.PrefixPromptLength), "length of each prefix prompt in `TOKENS`")
+	in.add(0, "shared-system-prompt-length", integer(&cfg.SharedSystemPromptLength), "one system prompt of `TOKENS` shared by every conversation")
+	in.add(0, "user-context-prompt-length", integer(&cfg.UserContextPromptLength), "a distinct leading user message of `TOKENS` per conversation")
+	in.add(0, "rankings-passages-mean", num(&cfg.RankingsPassagesMean), "rankings: mean `N` passages per request")
+	in.add(0, "rankings-passages-stddev", num(&cfg.RankingsPassagesStddev), "rankings: standard deviation of the passage count (`N`)")
+	in.add(0, "rankings-passages-prompt-token-mean", num(&cfg.RankingsPassageTokensMean), "rankings: mean passage length in `TOKENS`")
+	in.add(0, "rankings-passages-prompt-token-stddev", num(&cfg.RankingsPassageTokensStddev), "rankings: passage length standard deviation in `TOKENS`")
+	in.add(0, "rankings-query-prompt-token-mean", num(&cfg.RankingsQueryTokensMean), "rankings: mean query length in `TOKENS`")
+	in.add(0, "rankings-query-prompt-token-stddev", num(&cfg.RankingsQueryTokensStddev), "rankings: query length standard deviation in `TOKENS`")
+
+	conv.add(0, "num-sessions", integer(&cfg.NumSessions), "`N` conversations to run (a stop condition; random_pool's pool size)", "num-conversations", "conversation-num")
+	conv.add(0, "session-turns-mean", num(&cfg.SessionTurnsMean), "mean `TURNS` per synthetic conversation")
+	conv.add(0, "session-turns-stddev", num(&cfg.SessionTurnsStddev), "standard deviation of the turns per conversation (`TURNS`)")
+	conv.add(0, "session-turn-delay-mean", num(&cfg.SessionTurnDelayMean), "mean delay between turns in `MS`")
+	conv.add(0, "session-turn-delay-stddev", num(&cfg.SessionTurnDelayStddev), "standard deviation of the delay between turns in `MS`")
+	conv.add(0, "session-delay-ratio", num(&cfg.SessionDelayRatio), "scale every turn delay by `RATIO`")
+
+	media.add(0, "image-width-mean", num(&cfg.ImageWidthMean), "synthetic image width mean in `PIXELS` (images need width and height)")
+	media.add(0, "image-width-stddev", num(&cfg.ImageWidthStddev), "image width standard deviation in `PIXELS`")
+	media.add(0, "image-height-mean", num(&cfg.ImageHeightMean), "synthetic image height mean in `PIXELS`")
+	media.add(0, "image-height-stddev", num(&cfg.ImageHeightStddev), "image height standard deviation in `PIXELS`")
+	media.add(0, "image-format", str(&cfg.ImageFormat), "`FORMAT`: png, jpeg or random")
+	media.add(0, "image-batch-size", integer(&cfg.ImageBatchSize), "images per request (`N`)", "batch-size-image")
+	media.add(0, "audio-length-mean", num(&cfg.AudioLengthMean), "synthetic audio length mean in `SECONDS`")
+	media.add(0, "audio-length-stddev", num(&cfg.AudioLengthStddev), "audio length standard deviation in `SECONDS`")
+	media.add(0, "audio-format", str(&cfg.AudioFormat), "`FORMAT`: wav or mp3")
+	media.add(0, "audio-sample-rates", floatList{&cfg.AudioSampleRates}, "sample rates in `KHZ`, comma-separated; one is picked per clip")
+	media.add(0, "audio-depths", intList{&cfg.AudioDepths}, "bit `DEPTHS` (8, 16, 24, 32), comma-separated; one is picked per clip")
+	media.add(0, "audio-num-channels", integer(&cfg.AudioNumChannels), "`CHANNELS`: 1 or 2")
+	media.add(0, "audio-batch-size", integer(&cfg.AudioBatchSize), "audio clips per request (`N`)", "batch-size-audio")
+	media.add(0, "video-width", integer(&cfg.VideoWidth), "synthetic video width in `PIXELS` (video needs width and height, and ffmpeg)")
+	media.add(0, "video-height", integer(&cfg.VideoHeight), "synthetic video height in `PIXELS`")
+	media.add(0, "video-fps", num(&cfg.VideoFPS), "video frames per second (`FPS`)")
+	media.add(0, "video-duration", num(&cfg.VideoDuration), "video length in `SECONDS`")
+	media.add(0, "video-synth-type", str(&cfg.VideoSynthType), "`TYPE`: moving_shapes, grid_clock or noise")
+	media.add(0, "video-codec", str(&cfg.VideoCodec), "ffmpeg `CODEC` (libvpx-vp9, libx264, ...)")
+	media.add(0, "video-format", str(&cfg.VideoFormat), "`FORMAT`: webm or mp4")
+	media.add(0, "video-audio-num-channels", integer(&cfg.VideoAudioNumChannels), "audio track `CHANNELS`: 0 (none), 1 or 2")
+	media.add(0, "video-batch-size", integer(&cfg.VideoBatchSize), "videos per request (`N`)", "batch-size-video")
+
+	tok.add(0, "tokenizer", str(&cfg.Tokenizer), "`TOKENIZER`: a Hugging Face model id, a local tokenizer.json or directory, or builtin (tiktoken o200k_base, offline); default: the model")
+	tok.add(0, "tokenizer-revision", str(&cfg.TokenizerRevision), "Hugging Face `REVISION` (branch, tag or commit) of the tokenizer")
+	tok.add(0, "tokenizer-trust-remote-code", boolean(&cfg.TokenizerTrustRemoteCode), "accepted for AIPerf compatibility; only tokenizer.json is read and no remote code ever runs")
 
 	load.add(0, "concurrency", integer(&cfg.Concurrency), "`N` concurrent requests (closed loop), or a ceiling with --request-rate")
 	load.add(0, "request-rate", num(&cfg.RequestRate), "`RPS` requests per second (open loop)")
@@ -89,6 +143,10 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	load.add(0, "benchmark-duration", secondsValue{d: &cfg.BenchmarkDuration}, "stop sending after this many `SECONDS`")
 	load.add(0, "benchmark-grace-period", secondsValue{d: &cfg.GracePeriod, infOK: true}, "`SECONDS` to wait for in-flight requests after the duration, or inf")
 	load.add(0, "warmup-request-count", integer(&cfg.WarmupRequestCount), "`N` requests sent before profiling, excluded from metrics", "num-warmup-requests")
+	load.add(0, "fixed-schedule", boolean(&cfg.FixedSchedule), "replay the dataset's timestamps (on by default for timestamped traces)")
+	load.add(0, "fixed-schedule-auto-offset", boolean(&cfg.FixedScheduleAutoOffset), "start the schedule at the first timestamp")
+	load.add(0, "fixed-schedule-start-offset", optFloat{&cfg.FixedScheduleStartOffset, &cfg.FixedScheduleStartOffsetSet}, "replay from this timestamp (`MS`, inclusive)")
+	load.add(0, "fixed-schedule-end-offset", optFloat{&cfg.FixedScheduleEndOffset, &cfg.FixedScheduleEndOffsetSet}, "replay up to this timestamp (`MS`, inclusive)")
 
 	good.add(0, "goodput", str(&cfg.Goodput), "SLOs as `tag:value ...`, e.g. 'time_to_first_token:250 inter_token_latency:10'")
 
@@ -144,6 +202,8 @@ func finishProfileConfig(cfg *runner.Config, fs *ff.FlagSet, verbose int, rest, 
 		return nil
 	})
 	cfg.GracePeriodSet = set["benchmark-grace-period"]
+	cfg.NumDatasetEntriesSet = set["num-dataset-entries"]
+	cfg.FlagsSet = slices.Sorted(maps.Keys(set))
 	cfg.ArtifactDirSet = set["artifact-dir"]
 	cfg.LogLevelSet = set["log-level"] || verbose > 0
 	if verbose > 0 {

@@ -1,0 +1,158 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/aiperf-go/aiperf/dataset"
+	"github.com/aiperf-go/aiperf/endpoint"
+	"github.com/aiperf-go/aiperf/record"
+)
+
+// session is one conversation being replayed. Its turns go out in order,
+// each after the previous reply plus the turn's delay, from one sender slot
+// and with one X-Correlation-ID (sticky routing, §5.2). A session belongs to
+// the goroutine that sends its current turn; it is handed on, never shared.
+type session struct {
+	conv   int                   // index into run.convs
+	c      *dataset.Conversation // run.convs[conv]
+	num    int                   // session_num: the order sessions started in the run
+	slot   int                   // the sender slot (worker) of every turn
+	corrID string                // X-Correlation-ID of every turn
+	turn   int                   // the next turn to send
+	// history holds the chat messages of the turns sent so far (user turn,
+	// then the live assistant reply) when the conversation accumulates.
+	history []json.RawMessage
+	// lastEnd is when the previous turn finished (monotonic ns); 0 before
+	// the first turn.
+	lastEnd int64
+}
+
+// sessionCounter numbers the sessions of a run in the order they start.
+type sessionCounter struct{ n atomic.Int64 }
+
+// start returns a new session on conversation conv of r.
+func (sc *sessionCounter) start(r *run, conv int) *session {
+	num := int(sc.n.Add(1)) - 1
+	return &session{conv: conv, c: &r.convs[conv], num: num, corrID: uuid.NewString()}
+}
+
+// done reports whether every turn of the session has been sent.
+func (s *session) done() bool { return s.turn >= len(s.c.Turns) }
+
+// nextTurn returns the turn the session sends next.
+func (s *session) nextTurn() *dataset.Turn { return &s.c.Turns[s.turn] }
+
+// readyAt returns when the session's next turn may be sent (monotonic ns):
+// the previous turn's end plus the turn's delay, or, for a first turn with a
+// delay (single_turn rows), now plus the delay.
+func (s *session) readyAt(now int64) int64 {
+	t := s.nextTurn()
+	if t.DelayMS <= 0 {
+		return max(now, s.lastEnd)
+	}
+	d := int64(t.DelayMS * float64(time.Millisecond))
+	if s.lastEnd == 0 {
+		return now + d
+	}
+	return s.lastEnd + d
+}
+
+// waitReady sleeps until the session's next turn may be sent, or ctx ends.
+func (s *session) waitReady(ctx context.Context, clock *record.Clock) {
+	now := clock.Now()
+	if at := s.readyAt(now); at > now {
+		coarseSleep(ctx, time.Duration(at-now))
+	}
+}
+
+// accumulates reports whether the conversation's requests carry the
+// history of earlier turns, which makes their payloads depend on live
+// replies.
+func (r *run) accumulates(conv int) bool {
+	c := &r.convs[conv]
+	if len(c.Turns) < 2 || r.ep.Name != "chat" {
+		return false
+	}
+	return c.ContextMode == "" || c.ContextMode == dataset.DeltasWithoutResponses || c.ContextMode == dataset.DeltasWithResponses
+}
+
+// payload returns the body of the session's next turn: prebuilt when it
+// does not depend on earlier replies, else built now from the history.
+func (r *run) payload(s *session) ([]byte, error) {
+	if p := r.payloads[s.conv][s.turn]; p != nil {
+		return p, nil
+	}
+	return r.ep.Request(s.c, s.turn, s.history, r.epOpts)
+}
+
+// finishTurn records what the session needs after a turn: its end time and,
+// when the conversation accumulates, the turn's user message and the live
+// reply (or, for canned-reply datasets, nothing: the next turn carries it).
+func (r *run) finishTurn(s *session, rec *record.Record) {
+	t := s.nextTurn()
+	s.lastEnd = r.clock.Now()
+	if rec.EndNS > 0 {
+		s.lastEnd = rec.EndNS
+	}
+	if r.accumulates(s.conv) {
+		s.history = append(s.history, r.ep.UserMessage(t))
+		if s.c.ContextMode != dataset.DeltasWithResponses {
+			s.history = append(s.history, endpoint.AssistantMessage(replyText(rec)))
+		}
+	}
+	s.turn++
+}
+
+// replyText is the assistant text of a response: every chunk's text joined.
+func replyText(rec *record.Record) string {
+	if len(rec.Responses) == 1 {
+		return rec.Responses[0].Text
+	}
+	var b strings.Builder
+	for i := range rec.Responses {
+		b.WriteString(rec.Responses[i].Text)
+	}
+	return b.String()
+}
+
+// prebuildPayloads builds every payload that does not depend on live
+// replies (all of them for single-turn conversations), and the payloads
+// inputs.json stores: every turn, built with the earlier user turns as
+// history but no replies, which the run cannot know in advance.
+func (r *run) prebuildPayloads(stored *endpoint.Options, secret bool) error {
+	r.payloads = make([][][]byte, len(r.convs))
+	r.storedPayloads = make([][][]byte, len(r.convs))
+	for i := range r.convs {
+		c := &r.convs[i]
+		acc := r.accumulates(i)
+		r.payloads[i] = make([][]byte, len(c.Turns))
+		r.storedPayloads[i] = make([][]byte, len(c.Turns))
+		var history []json.RawMessage
+		for ti := range c.Turns {
+			p, err := r.ep.Request(c, ti, history, r.epOpts)
+			if err != nil {
+				return fmt.Errorf("payload for %s turn %d: %w", c.SessionID, ti, err)
+			}
+			if !acc || ti == 0 {
+				r.payloads[i][ti] = p
+			}
+			if secret {
+				if p, err = r.ep.Request(c, ti, history, stored); err != nil {
+					return fmt.Errorf("payload for %s turn %d: %w", c.SessionID, ti, err)
+				}
+			}
+			r.storedPayloads[i][ti] = p
+			if acc {
+				history = append(history, r.ep.UserMessage(&c.Turns[ti]))
+			}
+		}
+	}
+	return nil
+}
