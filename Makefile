@@ -22,9 +22,9 @@ export CGO_LDFLAGS := -L$(TOKDIR) $(CGO_LDFLAGS)
 export GOFLAGS := $(GOFLAGS) -tags=$(TAGS)
 # The tokenizer tests compare our token ids with independent ones, fetched and computed once
 # by the tokenizer-testdata target, and must not skip under make.
-TOKTEST = AIPERF_TEST_TOKENIZER_DATA=$$(./scripts/tokenizers.sh testdata) AIPERF_TEST_REQUIRE_TOKENIZERS=1
+TOKTEST = AIPERF_TEST_TOKENIZER_DATA=$$(./scripts/tokenizers.sh testdata) AIPERF_TEST_REQUIRE_TOKENIZERS=1 AIPERF_TEST_REQUIRE_FFMPEG=1
 
-.PHONY: all build demo test unit race timing integration lint bench clean tokenizers tokenizer-testdata
+.PHONY: all build demo test unit race timing integration lint bench clean tokenizers tokenizer-testdata ffmpeg
 
 all: build
 
@@ -45,10 +45,13 @@ demo: build ## start the mock server, run a real benchmark, show the results
 
 test: lint race timing integration ## every test: vet, staticcheck, gofmt, -race, timing, real blob stores
 
-unit: tokenizers tokenizer-testdata ## fast unit tests (no race detector)
+ffmpeg: ## Debian's ffmpeg for MP3 and video synthesis (once)
+	./scripts/ffmpeg.sh
+
+unit: tokenizers tokenizer-testdata ffmpeg ## fast unit tests (no race detector)
 	$(TOKTEST) $(GO) test -tags $(TAGS) ./...
 
-race: tokenizers tokenizer-testdata
+race: tokenizers tokenizer-testdata ffmpeg
 	$(TOKTEST) $(GO) test -race -tags $(TAGS) -timeout 15m ./...
 
 timing: tokenizers ## timing-accuracy tests, which the race detector's overhead would distort

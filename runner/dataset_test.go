@@ -142,3 +142,47 @@ func TestMalformedDatasetRefused(t *testing.T) {
 		t.Errorf("artifact dir not empty: %v", entries)
 	}
 }
+
+// TestInputsDeterministic: the same seed and inputs give a byte-identical
+// inputs.json, with every synthetic feature on, and for a trace.
+func TestInputsDeterministic(t *testing.T) {
+	srv := startMock(t, mockserver.Config{OutputTokens: 2})
+	trace := writeFile(t, "trace.jsonl", `{"input_length": 30, "hash_ids": [1], "output_length": 3}
+{"input_length": 60, "hash_ids": [1, 2], "output_length": 3}
+{"input_length": 30, "output_length": 3}
+`)
+	for _, tc := range []struct {
+		name string
+		mod  func(*Config)
+	}{
+		{"synthetic", func(c *Config) {
+			c.SessionTurnsMean, c.SessionTurnsStddev, c.SessionTurnDelayMean = 2, 1, 1
+			c.NumPrefixPrompts, c.PrefixPromptLength = 3, 8
+			c.SeqDist = "16,4:50;24,6:50"
+			c.ImageWidthMean, c.ImageHeightMean = 4, 4
+			c.AudioLengthMean = 0.01
+		}},
+		{"trace", func(c *Config) { c.InputFile, c.ISLBlockSize = trace, 32 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var inputs [2][]byte
+			for i := range inputs {
+				cfg := testConfig(t, srv.URL())
+				cfg.RequestCount = 4
+				tc.mod(cfg)
+				runOK(t, cfg)
+				b, err := os.ReadFile(filepath.Join(cfg.ArtifactDir, "inputs.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				inputs[i] = b
+			}
+			if string(inputs[0]) != string(inputs[1]) {
+				t.Fatal("inputs.json differs between two runs with the same seed")
+			}
+			if tc.name == "synthetic" && (!strings.Contains(string(inputs[0]), `"image_url"`) || !strings.Contains(string(inputs[0]), `"input_audio"`)) {
+				t.Errorf("synthetic inputs lack image or audio parts:\n%.400s", inputs[0])
+			}
+		})
+	}
+}

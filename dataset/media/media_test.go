@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -18,6 +19,9 @@ func seeded(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9
 func needFFmpeg(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		if os.Getenv("AIPERF_TEST_REQUIRE_FFMPEG") != "" {
+			t.Fatal("ffmpeg not on PATH: make test installs it with scripts/ffmpeg.sh")
+		}
 		t.Skip("ffmpeg not on PATH (apt-get install ffmpeg): skipping the ffmpeg-backed checks")
 	}
 }

@@ -2,7 +2,7 @@
 # Runs the performance benchmarks of BENCHMARKS.md against the built-in mock
 # server (a separate process on the same machine) and prints one line per
 # measurement. Usage: scripts/bench/run.sh [name...]; names: events rps ttft
-# lateness rss storage. Every run is bounded in count and time and targets 127.0.0.1.
+# lateness rss storage dataset. Every run is bounded in count and time and targets 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-./bin/aiperf}
@@ -49,7 +49,7 @@ print(eval(sys.argv[2]))
 PY
 }
 
-want=${*:-events rps ttft ttft-jitter lateness rss storage}
+want=${*:-events rps ttft ttft-jitter lateness rss storage dataset}
 echo "# aiperf-go benchmarks: $(nproc) cores, $(uname -srm), $("$BIN" version)"
 for b in $want; do
   case $b in
@@ -131,6 +131,17 @@ for d in ("dir", "s3"):
     print("[storage:%s] record storage share of the runner's CPU: %.1f%%" % (d, 100 * (med[d][1] - base) / med[d][1]))
 PY
     ./scripts/emulators.sh stop minio >&2 ;;
+  dataset) # Dataset preparation (issue 5): 100,000 synthetic 4k-token prompts and a
+    # 100,000-row mooncake trace with shared hash-id prefixes, builtin tokenizer.
+    # Time per preparation from the Go benchmark; peak RSS of the whole process.
+    go test -c -o "$OUT/dataset.test" ./dataset/ >&2
+    go test -c -o "$OUT/custom.test" ./dataset/custom/ >&2
+    for pair in "dataset.test Synthetic100k4k" "custom.test Mooncake100k"; do
+      set -- $pair
+      /usr/bin/time -f "%M" -o "$OUT/$2.rss" "$OUT/$1" -test.run '^$' -test.bench "^Benchmark$2\$" -test.benchtime 1x >"$OUT/$2.out"
+      secs=$(awk '/^Benchmark/ { for (i = 1; i < NF; i++) if ($(i+1) == "ns/op") printf "%.2f", $i / 1e9 }' "$OUT/$2.out")
+      echo "dataset_prepare_$2 seconds $secs peak_rss_mb $(( $(tail -1 "$OUT/$2.rss") / 1024 ))"
+    done ;;
   *) echo "unknown benchmark $b" >&2; exit 2 ;;
   esac
 done
