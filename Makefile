@@ -59,15 +59,19 @@ timing: tokenizers ## timing-accuracy tests, which the race detector's overhead 
 
 # The blob-store conformance suite and fault tests against real servers
 # (MinIO, fake-gcs-server, Azurite), installed and cached by
-# scripts/emulators.sh, started here and always stopped; and the report's
-# headless-Chromium test (scripts/chromium.sh installs Debian's chromium).
+# scripts/emulators.sh; the report's headless-Chromium test
+# (scripts/chromium.sh installs Debian's chromium); and the token-count test
+# against a real llama.cpp server (scripts/llama-server.sh builds it once,
+# ~7 min). Every server is started here and always stopped.
 integration: tokenizers
 	./scripts/chromium.sh
 	./scripts/emulators.sh install all
+	./scripts/llama-server.sh install
 	./scripts/emulators.sh start all
-	@set -a; eval "$$(./scripts/emulators.sh env)"; set +a; \
-	AIPERF_TEST_REQUIRE_STORES=1 $(GO) test -count=1 -tags integration,$(TAGS) -run 'Conformance|MinIO|Chromium' ./sink/ ./runner/ ./cmd/aiperf-report/ ./plot/; \
-	rc=$$?; ./scripts/emulators.sh stop all; exit $$rc
+	@./scripts/llama-server.sh start || { ./scripts/emulators.sh stop all; exit 1; }
+	@set -a; eval "$$(./scripts/emulators.sh env)"; eval "$$(./scripts/llama-server.sh env)"; set +a; \
+	AIPERF_TEST_REQUIRE_STORES=1 AIPERF_TEST_REQUIRE_LLAMA=1 $(GO) test -count=1 -tags integration,$(TAGS) -run 'Conformance|MinIO|Chromium|Llama' ./sink/ ./runner/ ./cmd/aiperf-report/ ./plot/; \
+	rc=$$?; ./scripts/emulators.sh stop all; ./scripts/llama-server.sh stop; exit $$rc
 
 $(STATICCHECK):
 	@mkdir -p $(CACHE)/bin

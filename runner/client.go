@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"strings"
 	"syscall"
@@ -78,24 +79,42 @@ func staticHeaders(cfg *Config, version string) http.Header {
 // send performs the request for rec with body payload, filling rec's
 // timestamps, responses and error. It never returns a Go error: every
 // failure becomes rec.Error.
+//
+// A request that fails on a reused keep-alive connection before any
+// response arrives, because the server had closed that connection (some
+// servers, llama.cpp's among them, close after a streamed response while
+// announcing keep-alive), is sent once more on a new connection: the server
+// never saw it. The record measures the second attempt.
 func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 	if s.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(payload))
-	if err != nil {
-		s.fail(rec, 0, "RequestError", err.Error())
-		return
-	}
-	req.Header = s.header.Clone()
-	req.Header.Set("X-Request-ID", rec.XRequestID)
-	req.Header.Set("X-Correlation-ID", rec.XCorrelationID)
+	var reused bool
+	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused },
+	})
+	var resp *http.Response
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(traced, http.MethodPost, s.url, bytes.NewReader(payload))
+		if err != nil {
+			s.fail(rec, 0, "RequestError", err.Error())
+			return
+		}
+		req.Header = s.header.Clone()
+		req.Header.Set("X-Request-ID", rec.XRequestID)
+		req.Header.Set("X-Correlation-ID", rec.XCorrelationID)
 
-	rec.StartNS = s.clock.Now()
-	resp, err := s.client.Do(req)
-	if err != nil {
+		reused = false
+		rec.StartNS = s.clock.Now()
+		resp, err = s.client.Do(req)
+		if err == nil {
+			break
+		}
+		if attempt == 0 && reused && ctx.Err() == nil && staleConn(err) {
+			continue
+		}
 		s.failErr(ctx, rec, err)
 		return
 	}
@@ -215,4 +234,11 @@ func truncate(b []byte, n int) string {
 		return string(b)
 	}
 	return string(b[:n]) + "…"
+}
+
+// staleConn reports whether err is how a request fails on a keep-alive
+// connection the server closed before reading it.
+func staleConn(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		strings.Contains(err.Error(), "server closed idle connection")
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aiperf-go/aiperf/mockserver"
@@ -82,3 +85,41 @@ func TestGoodputEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleKeepAliveRetried: a server that drops a kept-alive connection
+// when the next request arrives on it (as llama.cpp's server does after a
+// stream) costs no error record: the request goes again on a new
+// connection. A failure on a fresh connection is not retried.
+func TestStaleKeepAliveRetried(t *testing.T) {
+	var served sync.Map // connection → requests answered on it
+	var attempts atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		attempts.Add(1)
+		conn := r.Context().Value(connKey{}).(net.Conn)
+		if _, again := served.LoadOrStore(conn, true); again {
+			c, _, _ := w.(http.Hijacker).Hijack()
+			c.Close() // the request arrived on a connection this server had given up
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, chunk+"data: [DONE]\n\n")
+	}))
+	srv.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) }
+	srv.Start()
+	t.Cleanup(srv.Close)
+
+	cfg := testConfig(t, srv.URL)
+	cfg.Streaming = true
+	cfg.Concurrency, cfg.RequestCount = 1, 5
+	runOK(t, cfg)
+	for i, r := range readRecords(t, cfg.ArtifactDir) {
+		if r.Error != nil {
+			t.Errorf("request %d: %+v", i, *r.Error)
+		}
+	}
+	if n := attempts.Load(); n != 9 {
+		t.Errorf("%d attempts, want 9: 5 requests, 4 of them first tried on a dropped connection", n)
+	}
+}
+
+type connKey struct{}
