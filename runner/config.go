@@ -116,6 +116,25 @@ type Config struct {
 	// Goodput is the --goodput SLO spec, "tag:value ...".
 	Goodput string
 
+	// HTTP trace metrics (§2.3): --show-trace-timing prints their table,
+	// --export-http-trace writes every request's trace.
+	ShowTraceTiming bool
+	ExportHTTPTrace bool
+	// SliceDuration cuts the run into windows with their own metrics
+	// (--slice-duration, §3.5); 0: off.
+	SliceDuration time.Duration
+
+	// Multi-run confidence (§2.4, §5.8) and sweeps: NumProfileRuns runs of
+	// the same benchmark (1..10) with a cooldown between them; a
+	// --concurrency or --request-rate list runs one benchmark per value.
+	NumProfileRuns                    int
+	ConfidenceLevel                   float64
+	ProfileRunCooldown                time.Duration
+	ProfileRunDisableWarmupAfterFirst bool
+	SetConsistentSeed                 bool
+	ConcurrencyList                   []int     // > 1 value: a sweep
+	RequestRateList                   []float64 // > 1 value: a sweep
+
 	// Output.
 	ArtifactDir         string
 	ArtifactDirSet      bool

@@ -35,7 +35,9 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	acc := metrics.NewAccumulator(r.mcfg)
 	var live counters
 	var sinkErr error
+	prog := newProgress(r.cfg, r.opts, &live, r.clock)
 	consume := func(p processed) {
+		prog.observe(p.rec, p.vals)
 		if cur, _ := live.phase.Load().(record.Phase); p.rec.Phase == cur {
 			if p.rec.Error != nil {
 				live.failed.Add(1)
@@ -54,7 +56,6 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		return metrics.Compute(r.mcfg, rec)
 	}, consume)
 
-	prog := newProgress(r.cfg, r.opts, &live, r.clock)
 	prog.start()
 
 	res := &Result{}

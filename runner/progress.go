@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/record"
 )
 
@@ -136,3 +137,8 @@ func clockString(d time.Duration) string {
 	}
 	return fmt.Sprintf("%02d:%02d", s/60, s%60)
 }
+
+// observe notes a finished record (any phase) for the live display. It is
+// called from the record pipeline's one consumer goroutine and must not
+// block.
+func (p *progress) observe(rec *record.Record, vals []metrics.RecordValue) {}

@@ -175,3 +175,36 @@ func (o optFloat) Set(s string) error {
 	*o.v, *o.set = f, true
 	return nil
 }
+
+// sweepInt is --concurrency: one value, or a comma list that sweeps. The
+// first value goes to v, the whole list to list.
+type sweepInt struct {
+	v    *int
+	list *[]int
+}
+
+func (f sweepInt) String() string { return intList{f.list}.String() }
+
+func (f sweepInt) Set(s string) error {
+	if err := (intList{f.list}).Set(s); err != nil {
+		return err
+	}
+	*f.v = (*f.list)[0]
+	return nil
+}
+
+// sweepFloat is sweepInt for --request-rate.
+type sweepFloat struct {
+	v    *float64
+	list *[]float64
+}
+
+func (f sweepFloat) String() string { return floatList{f.list}.String() }
+
+func (f sweepFloat) Set(s string) error {
+	if err := (floatList{f.list}).Set(s); err != nil {
+		return err
+	}
+	*f.v = (*f.list)[0]
+	return nil
+}

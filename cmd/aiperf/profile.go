@@ -135,8 +135,8 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	tok.add(0, "tokenizer-revision", str(&cfg.TokenizerRevision), "Hugging Face `REVISION` (branch, tag or commit) of the tokenizer")
 	tok.add(0, "tokenizer-trust-remote-code", boolean(&cfg.TokenizerTrustRemoteCode), "accepted for AIPerf compatibility; only tokenizer.json is read and no remote code ever runs")
 
-	load.add(0, "concurrency", integer(&cfg.Concurrency), "`N` concurrent requests (closed loop), or a ceiling with --request-rate")
-	load.add(0, "request-rate", num(&cfg.RequestRate), "`RPS` requests per second (open loop)")
+	load.add(0, "concurrency", sweepInt{&cfg.Concurrency, &cfg.ConcurrencyList}, "`N` concurrent requests (closed loop), or a ceiling with --request-rate; a list (1,2,4,8) sweeps, one run per value")
+	load.add(0, "request-rate", sweepFloat{&cfg.RequestRate, &cfg.RequestRateList}, "`RPS` requests per second (open loop); a list (10,20,40) sweeps, one run per value")
 	load.add(0, "arrival-pattern", str(&cfg.ArrivalPattern), "`PATTERN`: constant, poisson or gamma", "request-rate-mode")
 	load.add(0, "arrival-smoothness", num(&cfg.ArrivalSmoothness), "gamma `SHAPE`: < 1 bursty, 1 poisson, > 1 smooth", "vllm-burstiness")
 	load.add(0, "request-count", integer(&cfg.RequestCount), "`N` requests to send (default max(10, 2*concurrency))", "num-requests")
@@ -148,12 +148,21 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	load.add(0, "fixed-schedule-start-offset", optFloat{&cfg.FixedScheduleStartOffset, &cfg.FixedScheduleStartOffsetSet}, "replay from this timestamp (`MS`, inclusive)")
 	load.add(0, "fixed-schedule-end-offset", optFloat{&cfg.FixedScheduleEndOffset, &cfg.FixedScheduleEndOffsetSet}, "replay up to this timestamp (`MS`, inclusive)")
 
+	load.add(0, "num-profile-runs", integer(&cfg.NumProfileRuns), "run the benchmark `N` times (1-10) and report confidence intervals across runs")
+	load.add(0, "confidence-level", num(&cfg.ConfidenceLevel), "confidence `LEVEL` of the multi-run intervals (0-1)")
+	load.add(0, "profile-run-cooldown-seconds", secondsValue{d: &cfg.ProfileRunCooldown}, "pause `SECONDS` between profile runs")
+	load.add(0, "profile-run-disable-warmup-after-first", boolean(&cfg.ProfileRunDisableWarmupAfterFirst), "warm up before the first profile run only")
+	load.add(0, "set-consistent-seed", boolean(&cfg.SetConsistentSeed), "use seed 42 for every profile run when --random-seed is not given")
+
 	good.add(0, "goodput", str(&cfg.Goodput), "SLOs as `tag:value ...`, e.g. 'time_to_first_token:250 inter_token_latency:10'")
 
 	out.add(0, "artifact-dir", str(&cfg.ArtifactDir), "`DIR` or store URL for the artifacts (file://, s3://, gs://, azblob://, mem://)")
 	out.add(0, "label", listValue{p: &cfg.Labels, split: true}, "tag the run with `KEY=VALUE` (repeatable or comma-separated), stored in its manifest for aiperf-report to group and filter by")
 	out.add(0, "profile-export-prefix", str(&cfg.ProfileExportPrefix), "rename the export files to `PREFIX`.csv, PREFIX.json, PREFIX.jsonl", "profile-export-file")
 	out.add(0, "export-level", str(&cfg.ExportLevel), "`LEVEL`: summary, records or raw")
+	out.add(0, "slice-duration", secondsValue{d: &cfg.SliceDuration}, "also report metrics per window of `SECONDS` (timeslices JSON and CSV)")
+	out.add(0, "export-http-trace", boolean(&cfg.ExportHTTPTrace), "write every request's HTTP trace timings")
+	out.add(0, "show-trace-timing", boolean(&cfg.ShowTraceTiming), "print the HTTP trace timing table (connection, sending, waiting, receiving)")
 	out.add(0, "segment-interval", secondsValue{d: &cfg.SegmentInterval}, "store the records received so far at least every `SECONDS`")
 	out.add(0, "segment-records", integer(&cfg.SegmentRecords), "... or every `N` records")
 	out.add(0, "spool-dir", str(&cfg.SpoolDir), "local `DIR` for records the store has not taken yet (default: the system temp dir)")
