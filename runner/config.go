@@ -105,6 +105,44 @@ type Config struct {
 	GracePeriodSet     bool
 	WarmupRequestCount int
 
+	// Warmup (§5.6): a phase before profiling, by count, duration or
+	// sessions, with its own load settings (0 / "" = the profiling value).
+	WarmupDuration               time.Duration
+	NumWarmupSessions            int
+	WarmupConcurrency            int
+	WarmupPrefillConcurrency     int
+	WarmupRequestRate            float64
+	WarmupArrivalPattern         string
+	WarmupGracePeriod            time.Duration // < 0: infinite (the default)
+	WarmupGracePeriodSet         bool
+	WarmupConcurrencyRamp        time.Duration
+	WarmupRequestRateRamp        time.Duration
+	WarmupPrefillConcurrencyRamp time.Duration
+
+	// User-centric rate (§5.5): NumUsers users sharing UserCentricRate
+	// requests/s, each sending a turn every NumUsers/UserCentricRate s.
+	UserCentricRate float64
+	NumUsers        int
+
+	// Prefill concurrency (§5.2): requests between send and first token.
+	PrefillConcurrency int
+	// Ramps (§5.2): the limit or rate rises to its target over the duration.
+	ConcurrencyRamp        time.Duration
+	PrefillConcurrencyRamp time.Duration
+	RequestRateRamp        time.Duration
+
+	// Request cancellation (§5.7): this percent of requests is cancelled
+	// RequestCancellationDelay after it was sent.
+	RequestCancellationRate  float64
+	RequestCancellationDelay time.Duration
+
+	// ConnectionReuse is pooled | never | sticky-user-sessions.
+	ConnectionReuse string
+
+	// LatenessThreshold marks the run degraded when the schedule lateness
+	// p99 exceeds it (open-loop modes).
+	LatenessThreshold time.Duration
+
 	// Fixed-schedule replay (§5.4): FixedSchedule, or a timestamped trace.
 	FixedSchedule               bool
 	FixedScheduleAutoOffset     bool
@@ -163,42 +201,49 @@ type Config struct {
 // Defaults returns the configuration AIPerf would use with no flags.
 func Defaults() Config {
 	return Config{
-		ModelSelectionStrategy:    "round_robin",
-		URL:                       "localhost:8000",
-		EndpointType:              "chat",
-		RequestTimeout:            21600 * time.Second,
-		ISLMean:                   550,
-		NumDatasetEntries:         100,
-		Tokenizer:                 "",
-		PromptBatchSize:           1,
-		TokenizerRevision:         "main",
-		SessionTurnsMean:          1,
-		SessionDelayRatio:         1,
-		RankingsPassagesMean:      1,
-		RankingsPassageTokensMean: 550,
-		RankingsQueryTokensMean:   550,
-		ImageFormat:               "png",
-		ImageBatchSize:            1,
-		AudioFormat:               "wav",
-		AudioSampleRates:          []float64{16},
-		AudioDepths:               []int{16},
-		AudioNumChannels:          1,
-		AudioBatchSize:            1,
-		VideoFPS:                  4,
-		VideoDuration:             5,
-		VideoSynthType:            "moving_shapes",
-		VideoCodec:                "libvpx-vp9",
-		VideoFormat:               "webm",
-		VideoBatchSize:            1,
-		ArrivalPattern:            "poisson",
-		GracePeriod:               30 * time.Second,
-		ArtifactDir:               "artifacts",
-		ExportLevel:               "records",
-		SegmentInterval:           10 * time.Second,
-		SegmentRecords:            10000,
-		UploadGrace:               5 * time.Minute,
-		UIType:                    "",
-		LogLevel:                  "INFO",
+		ModelSelectionStrategy:            "round_robin",
+		URL:                               "localhost:8000",
+		EndpointType:                      "chat",
+		RequestTimeout:                    21600 * time.Second,
+		ISLMean:                           550,
+		NumDatasetEntries:                 100,
+		Tokenizer:                         "",
+		PromptBatchSize:                   1,
+		TokenizerRevision:                 "main",
+		SessionTurnsMean:                  1,
+		SessionDelayRatio:                 1,
+		RankingsPassagesMean:              1,
+		RankingsPassageTokensMean:         550,
+		RankingsQueryTokensMean:           550,
+		ImageFormat:                       "png",
+		ImageBatchSize:                    1,
+		AudioFormat:                       "wav",
+		AudioSampleRates:                  []float64{16},
+		AudioDepths:                       []int{16},
+		AudioNumChannels:                  1,
+		AudioBatchSize:                    1,
+		VideoFPS:                          4,
+		VideoDuration:                     5,
+		VideoSynthType:                    "moving_shapes",
+		VideoCodec:                        "libvpx-vp9",
+		VideoFormat:                       "webm",
+		VideoBatchSize:                    1,
+		ArrivalPattern:                    "poisson",
+		GracePeriod:                       30 * time.Second,
+		ArtifactDir:                       "artifacts",
+		ExportLevel:                       "records",
+		SegmentInterval:                   10 * time.Second,
+		SegmentRecords:                    10000,
+		UploadGrace:                       5 * time.Minute,
+		UIType:                            "",
+		LogLevel:                          "INFO",
+		NumProfileRuns:                    1,
+		ConfidenceLevel:                   0.95,
+		ProfileRunDisableWarmupAfterFirst: true,
+		SetConsistentSeed:                 true,
+		WarmupGracePeriod:                 -1,
+		ConnectionReuse:                   "pooled",
+		LatenessThreshold:                 10 * time.Millisecond,
 	}
 }
 
@@ -210,14 +255,18 @@ const (
 	ModeConcurrency   Mode = "concurrency"
 	ModeRequestRate   Mode = "request_rate"
 	ModeFixedSchedule Mode = "fixed_schedule"
+	ModeUserCentric   Mode = "user_centric_rate"
 )
 
 // Mode returns the timing mode (§5.1): fixed schedule when asked for (or
-// enabled by a timestamped dataset), request-rate when a rate is given, else
-// concurrency (closed loop).
+// enabled by a timestamped dataset), then user-centric rate, request-rate
+// when a rate is given, else concurrency (closed loop).
 func (c *Config) Mode() Mode {
 	if c.FixedSchedule {
 		return ModeFixedSchedule
+	}
+	if c.UserCentricRate > 0 {
+		return ModeUserCentric
 	}
 	if c.RequestRate > 0 {
 		return ModeRequestRate
@@ -256,8 +305,11 @@ func (c *Config) EffectiveRequestCount() int {
 // Stimulus names the load in AIPerf's artifact directory naming, e.g.
 // "concurrency10", "request_rate5.0", "concurrency100-request_rate10.0".
 func (c *Config) Stimulus() string {
-	if c.Mode() == ModeFixedSchedule {
+	switch c.Mode() {
+	case ModeFixedSchedule:
 		return "fixed_schedule"
+	case ModeUserCentric:
+		return "user_centric_rate" + string(pyjson.AppendFloat(nil, c.UserCentricRate))
 	}
 	conc := "concurrency" + strconv.Itoa(c.EffectiveConcurrency())
 	if c.Mode() == ModeConcurrency {

@@ -26,7 +26,7 @@ func (e *ConfigError) Error() string {
 
 // Valid choices of the enumerated flags.
 var (
-	arrivalPatterns   = []string{"constant", "poisson", "gamma"}
+	arrivalPatterns   = []string{"constant", "poisson", "gamma", "concurrency_burst"}
 	selectionStrategy = []string{"round_robin", "random"}
 	exportLevels      = []string{"summary", "records", "raw"}
 	uiTypes           = []string{"none", "simple", "dashboard"}
@@ -148,6 +148,7 @@ func (c *Config) Validate() error {
 
 	p = append(p, c.inputProblems()...)
 	p = append(p, c.scheduleProblems()...)
+	p = append(p, c.loadProblems()...)
 	if len(p) > 0 {
 		return &ConfigError{Problems: p}
 	}

@@ -208,3 +208,22 @@ func (f sweepFloat) Set(s string) error {
 	*f.v = (*f.list)[0]
 	return nil
 }
+
+// msValue is a duration given in milliseconds.
+type msValue struct{ d *time.Duration }
+
+func (v msValue) String() string {
+	if v.d == nil {
+		return ""
+	}
+	return strconv.FormatFloat(float64(*v.d)/float64(time.Millisecond), 'g', -1, 64)
+}
+
+func (v msValue) Set(s string) error {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || f < 0 {
+		return fmt.Errorf("%q is not a number of milliseconds >= 0", s)
+	}
+	*v.d = time.Duration(f * float64(time.Millisecond))
+	return nil
+}

@@ -76,6 +76,32 @@ func TestInvalidConfigurationExitsTwoBeforeAnyRequest(t *testing.T) {
 		{"bad number", []string{"-m", "x", "--concurrency", "many"}, "concurrency"},
 		{"bad duration", []string{"-m", "x", "--benchmark-duration", "soon"}, `"soon" is not a number of seconds`},
 		{"positional", []string{"-m", "x", "extra"}, `unexpected argument "extra"`},
+		{"user-centric with rate", []string{"-m", "x", "--user-centric-rate", "5", "--num-users", "2", "--session-turns-mean", "2", "--request-rate", "3"}, "--user-centric-rate cannot be used together with --request-rate or --arrival-pattern"},
+		{"user-centric with pattern", []string{"-m", "x", "--user-centric-rate", "5", "--num-users", "2", "--session-turns-mean", "2", "--arrival-pattern", "constant"}, "--user-centric-rate cannot be used together with --request-rate or --arrival-pattern"},
+		{"user-centric users", []string{"-m", "x", "--user-centric-rate", "5", "--session-turns-mean", "2"}, "--user-centric-rate requires --num-users to be set"},
+		{"user-centric turns", []string{"-m", "x", "--user-centric-rate", "5", "--num-users", "2"}, "--user-centric-rate requires multi-turn conversations (--session-turns-mean >= 2)"},
+		{"grace without duration", []string{"-m", "x", "--benchmark-grace-period", "5"}, "--benchmark-grace-period can only be used with duration-based benchmarking"},
+		{"warmup grace", []string{"-m", "x", "--warmup-grace-period", "5"}, "--warmup-grace-period can only be used when warmup is enabled"},
+		{"prefill streaming", []string{"-m", "x", "--prefill-concurrency", "2", "--concurrency", "4"}, "--prefill-concurrency requires --streaming to be enabled"},
+		{"prefill above concurrency", []string{"-m", "x", "--streaming", "--prefill-concurrency", "8", "--concurrency", "4"}, "--prefill-concurrency (8) must be <= --concurrency (4)"},
+		{"smoothness", []string{"-m", "x", "--request-rate", "5", "--arrival-smoothness", "2"}, "--arrival-smoothness can only be used with --arrival-pattern gamma"},
+		{"sampling fixed", []string{"-m", "x", "--fixed-schedule", "--input-file", "t.jsonl", "--dataset-sampling-strategy", "random"}, "Dataset sampling strategy is not compatible with fixed schedule mode"},
+		{"count and sessions", []string{"-m", "x", "--request-count", "5", "--num-sessions", "3"}, "Both a request-count and number of conversations are set"},
+		{"warmup count and sessions", []string{"-m", "x", "--warmup-request-count", "5", "--num-warmup-sessions", "3"}, "Both --warmup-request-count and --num-warmup-sessions are set"},
+		{"num users alone", []string{"-m", "x", "--num-users", "3"}, "--num-users can only be used with --user-centric-rate"},
+		{"cancellation delay", []string{"-m", "x", "--request-cancellation-delay", "1"}, "--request-cancellation-delay can only be used with --request-cancellation-rate"},
+		{"fixed offsets", []string{"-m", "x", "--fixed-schedule-auto-offset"}, "--fixed-schedule-* can only be used with --fixed-schedule"},
+		{"rate ramp user-centric", []string{"-m", "x", "--user-centric-rate", "5", "--num-users", "2", "--session-turns-mean", "2", "--request-rate-ramp-duration", "3"}, "--request-rate-ramp-duration cannot be used with --user-centric-rate"},
+		{"rate ramp fixed", []string{"-m", "x", "--fixed-schedule", "--input-file", "t.jsonl", "--request-rate-ramp-duration", "3"}, "--request-rate-ramp-duration cannot be used with --fixed-schedule"},
+		{"concurrency burst", []string{"-m", "x", "--request-rate", "5", "--arrival-pattern", "concurrency_burst"}, "Request rate mode cannot be 'concurrency_burst' when a request rate is specified."},
+		{"dashboard multi-run", []string{"-m", "x", "--num-profile-runs", "3", "--ui-type", "dashboard"}, "Dashboard UI is not supported with multi-run mode (--num-profile-runs > 1)"},
+		{"sampling strategy", []string{"-m", "x", "--dataset-sampling-strategy", "zigzag"}, `--dataset-sampling-strategy "zigzag" is not valid`},
+		{"custom type", []string{"-m", "x", "--input-file", "f.jsonl", "--custom-dataset-type", "csv"}, `--custom-dataset-type "csv" is not valid`},
+		{"synthetic only", []string{"-m", "x", "--input-file", "f.jsonl", "--isl", "100"}, "--isl shapes synthetic prompts and cannot be used with --input-file"},
+		{"prefix and system", []string{"-m", "x", "--num-prefix-prompts", "2", "--shared-system-prompt-length", "10"}, "--shared-system-prompt-length"},
+		{"user context entries", []string{"-m", "x", "--user-context-prompt-length", "10"}, "--user-context-prompt-length needs --num-dataset-entries"},
+		{"connection reuse", []string{"-m", "x", "--connection-reuse-strategy", "sometimes"}, `--connection-reuse-strategy "sometimes" is not valid`},
+		{"both sweeps", []string{"-m", "x", "--concurrency", "1,2", "--request-rate", "3,4"}, "--concurrency and --request-rate cannot both be lists"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,5 +194,19 @@ func TestEnvironmentOnlyRun(t *testing.T) {
 	b, _ := os.ReadFile(manifests[0])
 	if strings.Contains(string(b), "sk-env-secret") || !strings.Contains(string(b), `"status": "complete"`) {
 		t.Fatalf("manifest:\n%s", b)
+	}
+}
+
+// TestProblemsReportedTogether: several invalid flags give one message
+// listing each, and exit 2 before any request.
+func TestProblemsReportedTogether(t *testing.T) {
+	code, _, stderr := runCLI(t, "profile", "-m", "x", "--url", "127.0.0.1:1", "--num-users", "3", "--request-cancellation-delay", "1", "--warmup-grace-period", "2")
+	if code != exitUsage {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"--num-users can only be used", "--request-cancellation-delay can only be used", "--warmup-grace-period can only be used"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
 	}
 }

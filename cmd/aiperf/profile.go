@@ -143,6 +143,26 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	load.add(0, "benchmark-duration", secondsValue{d: &cfg.BenchmarkDuration}, "stop sending after this many `SECONDS`")
 	load.add(0, "benchmark-grace-period", secondsValue{d: &cfg.GracePeriod, infOK: true}, "`SECONDS` to wait for in-flight requests after the duration, or inf")
 	load.add(0, "warmup-request-count", integer(&cfg.WarmupRequestCount), "`N` requests sent before profiling, excluded from metrics", "num-warmup-requests")
+	load.add(0, "warmup-duration", secondsValue{d: &cfg.WarmupDuration}, "warm up for `SECONDS` before profiling")
+	load.add(0, "num-warmup-sessions", integer(&cfg.NumWarmupSessions), "warm up with `N` sessions (conversations)", "num-warmup-conversations")
+	load.add(0, "warmup-concurrency", integer(&cfg.WarmupConcurrency), "warmup concurrency `N` (default: --concurrency)")
+	load.add(0, "warmup-prefill-concurrency", integer(&cfg.WarmupPrefillConcurrency), "warmup prefill concurrency `N` (default: --prefill-concurrency)")
+	load.add(0, "warmup-request-rate", num(&cfg.WarmupRequestRate), "warmup `RPS` (default: --request-rate)")
+	load.add(0, "warmup-arrival-pattern", str(&cfg.WarmupArrivalPattern), "warmup arrival `PATTERN` (default: --arrival-pattern)")
+	load.add(0, "warmup-grace-period", secondsValue{d: &cfg.WarmupGracePeriod, infOK: true}, "`SECONDS` to wait for warmup requests in flight after a warmup duration (default inf)")
+	load.add(0, "warmup-concurrency-ramp-duration", secondsValue{d: &cfg.WarmupConcurrencyRamp}, "ramp the warmup concurrency up over `SECONDS`")
+	load.add(0, "warmup-request-rate-ramp-duration", secondsValue{d: &cfg.WarmupRequestRateRamp}, "ramp the warmup rate up over `SECONDS`")
+	load.add(0, "warmup-prefill-concurrency-ramp-duration", secondsValue{d: &cfg.WarmupPrefillConcurrencyRamp}, "ramp the warmup prefill concurrency up over `SECONDS`")
+	load.add(0, "user-centric-rate", num(&cfg.UserCentricRate), "total `QPS` shared by --num-users users, each sending a turn every num-users/QPS s")
+	load.add(0, "num-users", integer(&cfg.NumUsers), "`N` simulated users for --user-centric-rate")
+	load.add(0, "prefill-concurrency", integer(&cfg.PrefillConcurrency), "at most `N` requests waiting for their first token (needs --streaming)")
+	load.add(0, "concurrency-ramp-duration", secondsValue{d: &cfg.ConcurrencyRamp}, "raise the concurrency from 1 to its target over `SECONDS`")
+	load.add(0, "prefill-concurrency-ramp-duration", secondsValue{d: &cfg.PrefillConcurrencyRamp}, "raise the prefill concurrency from 1 to its target over `SECONDS`")
+	load.add(0, "request-rate-ramp-duration", secondsValue{d: &cfg.RequestRateRamp}, "raise the request rate to its target over `SECONDS`")
+	load.add(0, "request-cancellation-rate", num(&cfg.RequestCancellationRate), "cancel this `PERCENT` of requests (0-100)")
+	load.add(0, "request-cancellation-delay", secondsValue{d: &cfg.RequestCancellationDelay}, "cancel after `SECONDS` from sending")
+	load.add(0, "connection-reuse-strategy", str(&cfg.ConnectionReuse), "`STRATEGY`: pooled, never or sticky-user-sessions")
+	load.add(0, "lateness-threshold-ms", msValue{d: &cfg.LatenessThreshold}, "mark the run degraded when the schedule lateness p99 exceeds `MS`")
 	load.add(0, "fixed-schedule", boolean(&cfg.FixedSchedule), "replay the dataset's timestamps (on by default for timestamped traces)")
 	load.add(0, "fixed-schedule-auto-offset", boolean(&cfg.FixedScheduleAutoOffset), "start the schedule at the first timestamp")
 	load.add(0, "fixed-schedule-start-offset", optFloat{&cfg.FixedScheduleStartOffset, &cfg.FixedScheduleStartOffsetSet}, "replay from this timestamp (`MS`, inclusive)")
@@ -211,6 +231,7 @@ func finishProfileConfig(cfg *runner.Config, fs *ff.FlagSet, verbose int, rest, 
 		return nil
 	})
 	cfg.GracePeriodSet = set["benchmark-grace-period"]
+	cfg.WarmupGracePeriodSet = set["warmup-grace-period"]
 	cfg.NumDatasetEntriesSet = set["num-dataset-entries"]
 	cfg.FlagsSet = slices.Sorted(maps.Keys(set))
 	cfg.ArtifactDirSet = set["artifact-dir"]
