@@ -152,6 +152,7 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 // parsing, and parses them into responses.
 func (s *sender) readStream(ctx context.Context, rec *record.Record, body io.Reader) {
 	rd := sse.NewReader(body, s.clock.Now)
+	signalled := false // the first token was reported to the prefill limit
 	for {
 		msg, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -182,6 +183,10 @@ func (s *sender) readStream(ctx context.Context, rec *record.Record, body io.Rea
 		if ok {
 			r.PerfNS = msg.PerfNS
 			rec.Responses = append(rec.Responses, r)
+			if !signalled && r.HasContent() {
+				signalled = true
+				firstToken(ctx)
+			}
 		}
 	}
 }

@@ -35,6 +35,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	acc := metrics.NewAccumulator(r.mcfg)
 	var live counters
 	var sinkErr error
+	var valid validityTracker
 	prog := newProgress(r.cfg, r.opts, &live, r.clock)
 	consume := func(p processed) {
 		prog.observe(p.rec, p.vals)
@@ -47,6 +48,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		if p.rec.Phase != record.PhaseProfiling {
 			return
 		}
+		valid.add(p.rec)
 		acc.Add(p.rec, p.vals)
 		if err := arts.writeRecord(p.rec, p.vals); err != nil && sinkErr == nil {
 			sinkErr = err
@@ -56,36 +58,20 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		return metrics.Compute(r.mcfg, rec)
 	}, consume)
 
-	prog.start()
+	prog.startContext(ctx)
 
 	res := &Result{}
 	runStart := r.clock.Now()
-	var late lateness
+	startUsage := processUsage()
+	late := lateness{prog: prog}
 	phases := make([]*phaseRun, len(specs))
 	var dropped atomic.Int64
-	offset := 0
 	for i, spec := range specs {
-		ph, stop := r.startPhase(ctx, spec, offset, pipe, &live, &dropped)
+		ph, stop := r.startPhase(ctx, spec, pipe, &live, &dropped, prog)
 		defer stop()
 		phases[i] = ph
-		offset += spec.count
 	}
-	switch {
-	case r.fixed != nil:
-		for _, ph := range phases {
-			if ph.spec.phase == record.PhaseProfiling {
-				runFixedSchedule(ph, r, r.fixed, &late)
-			} else {
-				r.runLoad(ph, &late)
-			}
-		}
-	case r.cfg.Mode() == ModeConcurrency:
-		runClosedLoop(r.cfg.EffectiveConcurrency(), phases, r.clock)
-	default:
-		for _, ph := range phases {
-			runOpenLoop(ph, r.clock, &late)
-		}
-	}
+	r.runPhases(phases, &late)
 	res.Dropped = int(dropped.Load())
 	interrupted := ctx.Err() != nil
 	prog.stop()
@@ -102,8 +88,14 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		r.log.Warn("requests in flight when sending stopped (grace period over, or interrupted) were cancelled and left out", "count", res.Dropped)
 	}
 
-	r.logFinish(res, time.Duration(r.clock.Now()-runStart))
+	elapsed := time.Duration(r.clock.Now() - runStart)
+	r.logFinish(res, elapsed)
 	res.Summary = acc.Summary(r.clock)
+	u := processUsage()
+	res.Validity = valid.result(r.cfg, res.LatenessNS, elapsed, u.user+u.sys-startUsage.user-startUsage.sys)
+	if res.Validity.Degraded {
+		r.log.Warn("run degraded", "reasons", res.Validity.Reasons)
+	}
 	status := sink.StatusComplete
 	switch {
 	case interrupted:
@@ -113,13 +105,19 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	}
 	manifest := &sink.Manifest{
 		Status: status, Start: r.clock.Origin(),
-		Tool:   sink.Tool{Name: "aiperf-go", Version: r.opts.Version, Commit: r.opts.Commit},
-		Config: r.buildInputConfig(specs),
-		Labels: r.cfg.LabelMap(),
+		Tool:     sink.Tool{Name: "aiperf-go", Version: r.opts.Version, Commit: r.opts.Commit},
+		Config:   r.buildInputConfig(specs),
+		Labels:   r.cfg.LabelMap(),
+		Validity: res.Validity,
 	}
 	res.Files, err = arts.finish(ctx, res.Summary, r.runInfo(ep, res.Summary, specs, interrupted), r.opts.Stdout, manifest)
 	if err != nil {
 		return res, err
+	}
+	if r.opts.Stdout != nil {
+		for _, line := range res.Validity.consoleLines() {
+			fmt.Fprintln(r.opts.Stdout, line)
+		}
 	}
 	switch {
 	case interrupted:
@@ -134,7 +132,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 // context is cancelled when the grace period after its duration ends;
 // requests cancelled then (or by ctx) are left out of the results and
 // counted in dropped. stop releases the phase's timer and context.
-func (r *run) startPhase(ctx context.Context, spec *phaseSpec, offset int, pipe *pipeline, live *counters, dropped *atomic.Int64) (*phaseRun, func()) {
+func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, live *counters, dropped *atomic.Int64, prog *progress) (*phaseRun, func()) {
 	sendCtx, cancel := context.WithCancelCause(ctx)
 	var grace *time.Timer
 	onStart := func() {
@@ -156,14 +154,20 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, offset int, pipe 
 		}
 		return r.sessions.start(r, r.nextConversation())
 	}
+	prefill := newLimiter(spec.prefill, spec.prefillRamp)
 	ph.dispatch = func(ctx context.Context, c credit, s *session) {
-		rec := r.newRecord(spec, offset+c.num, c, s)
+		rec := r.newRecord(spec, c, s)
 		if payload, err := r.payload(s); err != nil {
 			r.sender.fail(rec, 0, "PayloadError", err.Error())
 		} else {
-			r.sender.send(ctx, rec, payload)
+			prog.sendBegin()
+			r.sendTurn(ctx, rec, payload, s, prefill)
+			prog.sendEnd()
 		}
 		r.finishTurn(s, rec)
+		if s.done() {
+			r.hooks.endSession(s)
+		}
 		if ctx.Err() != nil && rec.Error != nil {
 			// Cancelled by the grace period or by the user: not a result.
 			dropped.Add(1)
@@ -176,18 +180,42 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, offset int, pipe 
 			grace.Stop()
 		}
 		cancel(nil)
+		prefill.stop()
 	}
 	return ph, stop
 }
 
-// runLoad runs one phase open-loop when it has a rate, else closed-loop
-// (the warmup of a fixed-schedule run).
-func (r *run) runLoad(ph *phaseRun, late *lateness) {
-	if ph.spec.rate > 0 {
-		runOpenLoop(ph, r.clock, late)
-		return
+// runPhases runs the phases in order, each in its mode: the profiling phase
+// of a fixed-schedule or user-centric run on its own schedule, a phase with
+// a rate open-loop, the others closed-loop. Consecutive closed-loop phases
+// with the same concurrency and no ramp share their workers, so warmup hands
+// over to profiling without draining.
+func (r *run) runPhases(phases []*phaseRun, late *lateness) {
+	for i := 0; i < len(phases); i++ {
+		ph := phases[i]
+		profiling := ph.spec.phase == record.PhaseProfiling
+		switch {
+		case profiling && r.fixed != nil:
+			runFixedSchedule(ph, r, r.fixed, late)
+		case profiling && r.cfg.Mode() == ModeUserCentric:
+			r.runUserCentric(ph, late)
+		case ph.spec.rate > 0:
+			runOpenLoop(ph, r.clock, late)
+		default:
+			group := []*phaseRun{ph}
+			for i+1 < len(phases) && r.sharesWorkers(ph, phases[i+1]) {
+				i++
+				group = append(group, phases[i])
+			}
+			runClosedLoop(max(1, ph.spec.concurrency), group, r.clock)
+		}
 	}
-	runClosedLoop(max(1, ph.spec.concurrency), []*phaseRun{ph}, r.clock)
+}
+
+// sharesWorkers reports whether closed-loop phase b can run on a's workers.
+func (r *run) sharesWorkers(a, b *phaseRun) bool {
+	bOwn := b.spec.phase == record.PhaseProfiling && (r.fixed != nil || r.cfg.Mode() == ModeUserCentric)
+	return !bOwn && b.spec.rate == 0 && b.spec.concurrency == a.spec.concurrency && b.spec.concurrencyRamp == 0
 }
 
 // logFinish logs how the client itself fared: schedule lateness (open loop),

@@ -57,13 +57,11 @@ func runFixedSchedule(ph *phaseRun, r *run, fs *fixedSchedule, late *lateness) {
 	ctx, spec, is, clock := ph.ctx, ph.spec, ph.is, r.clock
 	var (
 		wg  sync.WaitGroup
-		sem chan struct{}
 		ids slots
 	)
+	sem := newLimiter(spec.concurrency, spec.concurrencyRamp)
+	defer sem.stop()
 	defer wg.Wait()
-	if spec.concurrency > 0 {
-		sem = make(chan struct{}, spec.concurrency)
-	}
 	at := func(start int64, tsMS float64) int64 {
 		return start + int64((tsMS-fs.zeroMS)*float64(time.Millisecond))
 	}
@@ -73,28 +71,21 @@ func runFixedSchedule(ph *phaseRun, r *run, fs *fixedSchedule, late *lateness) {
 	for _, conv := range fs.order {
 		target := at(start, r.convs[conv].Turns[0].TimestampMS)
 		preciseSleepUntil(ctx, clock, target)
-		if sem != nil {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-			}
-		}
-		if ctx.Err() != nil || !is.startSession() {
+		if !sem.acquire(ctx) || !is.startSession() {
 			return
 		}
 		c, ok := is.take(target)
 		if !ok {
 			return
 		}
-		late.add(clock.Now() - c.intended)
+		now := clock.Now()
+		late.add(now, now-c.intended)
 		s := r.sessions.start(r, conv)
 		s.slot = ids.get()
 		wg.Go(func() {
 			defer func() {
 				ids.put(s.slot)
-				if sem != nil {
-					<-sem
-				}
+				sem.release()
 			}()
 			ph.dispatch(ctx, c, s)
 			for !s.done() && ctx.Err() == nil {

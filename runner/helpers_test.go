@@ -70,6 +70,8 @@ type jsonRecord struct {
 		XCorrelationID string `json:"x_correlation_id"`
 		TurnIndex      int    `json:"turn_index"`
 		SessionNum     int    `json:"session_num"`
+		WasCancelled   bool   `json:"was_cancelled"`
+		RequestNum     int    `json:"request_num"`
 	} `json:"metadata"`
 	Metrics map[string]struct {
 		Value json.RawMessage `json:"value"`

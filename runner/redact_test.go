@@ -62,15 +62,3 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("duration progress %q", line)
 	}
 }
-
-func TestResolveUI(t *testing.T) {
-	for _, tc := range []struct {
-		ui       string
-		terminal bool
-		want     string
-	}{{"", true, "simple"}, {"", false, "none"}, {"none", true, "none"}, {"simple", false, "simple"}, {"dashboard", true, "simple"}} {
-		if got := resolveUI(tc.ui, tc.terminal); got != tc.want {
-			t.Errorf("resolveUI(%q, %v) = %q, want %q", tc.ui, tc.terminal, got, tc.want)
-		}
-	}
-}

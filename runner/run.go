@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gocloud.dev/blob"
@@ -71,6 +72,8 @@ type Result struct {
 	LatenessNS []int64
 	// Dropped counts requests cancelled at the end of the grace period.
 	Dropped int
+	// Validity says whether the client kept its schedule (see Validity).
+	Validity *Validity
 }
 
 // run holds the state shared by the phases of one benchmark.
@@ -90,6 +93,10 @@ type run struct {
 	// turn, secret extra inputs redacted.
 	storedPayloads [][][]byte
 	sessions       sessionCounter
+	// hooks wraps the transport for sticky sessions; nil otherwise.
+	hooks *hookTransport
+	// requests numbers requests across phases in the order they are sent.
+	requests atomic.Int64
 	// fixed is the replay plan when the run replays timestamps.
 	fixed    *fixedSchedule
 	sampler  dataset.Sampler
@@ -155,8 +162,14 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	transport := opts.Transport
 	if transport == nil {
 		tr := newTransport(cfg.EffectiveConcurrency())
+		tr.DisableKeepAlives = cfg.ConnectionReuse == "never"
 		defer tr.CloseIdleConnections()
 		transport = tr
+	}
+	if cfg.ConnectionReuse == "sticky-user-sessions" {
+		r.hooks = &hookTransport{base: transport, sticky: cfg.ConnectionReuse == "sticky-user-sessions"}
+		defer r.hooks.closeAll()
+		transport = r.hooks
 	}
 	r.sender = &sender{
 		client:  &http.Client{Transport: transport},
@@ -200,41 +213,6 @@ func checkReachable(ctx context.Context, host, scheme string) error {
 	return conn.Close()
 }
 
-// phaseSpecs returns the warmup (when enabled) and profiling phases.
-func (r *run) phaseSpecs() ([]*phaseSpec, error) {
-	cfg := r.cfg
-	mk := func(p record.Phase, count int, duration time.Duration) (*phaseSpec, error) {
-		s := &phaseSpec{phase: p, count: count, duration: duration, grace: cfg.GracePeriod,
-			concurrency: cfg.EffectiveConcurrency(), rate: cfg.RequestRate}
-		if s.rate > 0 {
-			rng := rand.New(rand.NewPCG(r.seed, uint64(len(p))))
-			var err error
-			if s.intervals, err = NewIntervals(cfg.ArrivalPattern, s.rate, cfg.ArrivalSmoothness, rng); err != nil {
-				return nil, err
-			}
-		}
-		return s, nil
-	}
-	var specs []*phaseSpec
-	if cfg.WarmupRequestCount > 0 {
-		w, err := mk(record.PhaseWarmup, cfg.WarmupRequestCount, 0)
-		if err != nil {
-			return nil, err
-		}
-		specs = append(specs, w)
-	}
-	count := cfg.EffectiveRequestCount()
-	if r.fixed != nil && cfg.RequestCount == 0 {
-		count = r.fixed.turns(r)
-	}
-	p, err := mk(record.PhaseProfiling, count, cfg.BenchmarkDuration)
-	if err != nil {
-		return nil, err
-	}
-	p.sessions = cfg.NumSessions
-	return append(specs, p), nil
-}
-
 // nextConversation returns the index of the conversation the next request
 // sends.
 func (r *run) nextConversation() int {
@@ -247,10 +225,10 @@ func (r *run) nextConversation() int {
 func workerID(slot int) string { return fmt.Sprintf("worker_%08x", uint32(slot)*0x9E3779B1) }
 
 // newRecord builds the record of one credit: the next turn of session s.
-func (r *run) newRecord(spec *phaseSpec, num int, c credit, s *session) *record.Record {
+func (r *run) newRecord(spec *phaseSpec, c credit, s *session) *record.Record {
 	turn := s.nextTurn()
 	return &record.Record{
-		RequestNum:            num,
+		RequestNum:            int(r.requests.Add(1)) - 1,
 		SessionNum:            s.num,
 		ConversationID:        s.c.SessionID,
 		TurnIndex:             s.turn,

@@ -21,6 +21,10 @@ type phaseSpec struct {
 	concurrency int           // closed-loop workers, or the ceiling in rate mode (0: none)
 	rate        float64       // > 0: open loop
 	intervals   Intervals     // rate mode only
+	prefill     int           // prefill concurrency (0: none)
+	// Ramps: the concurrency (workers or ceiling), the prefill limit and the
+	// rate rise to their targets over these durations (0: none).
+	concurrencyRamp, prefillRamp, rateRamp time.Duration
 }
 
 // credit is permission to send one request: its sequence number in the
@@ -143,8 +147,13 @@ type phaseRun struct {
 // handover is dropped. It returns when every worker has finished.
 func runClosedLoop(workers int, phases []*phaseRun, clock *record.Clock) {
 	var wg sync.WaitGroup
+	start := time.Now()
 	for w := 0; w < workers; w++ {
 		wg.Go(func() {
+			// A concurrency ramp starts worker w at step w of the ramp.
+			if d := rampStep(phases[0].spec.concurrencyRamp, w, workers); d > 0 {
+				coarseSleep(phases[0].ctx, time.Until(start.Add(d)))
+			}
 			for _, ph := range phases {
 				var s *session
 				for ph.ctx.Err() == nil {
@@ -167,16 +176,20 @@ func runClosedLoop(workers int, phases []*phaseRun, clock *record.Clock) {
 	wg.Wait()
 }
 
-// lateness records how far behind schedule each open-loop send was.
+// lateness records how far behind schedule each open-loop send was, and
+// shows it on the live display.
 type lateness struct {
 	mu     sync.Mutex
 	values []int64 // ns
+	prog   *progress
 }
 
-func (l *lateness) add(ns int64) {
+// add notes a send at monotonic time at, ns behind its schedule.
+func (l *lateness) add(at, ns int64) {
 	l.mu.Lock()
 	l.values = append(l.values, ns)
 	l.mu.Unlock()
+	l.prog.lateness(at, ns)
 }
 
 // runOpenLoop sends request i at start + sum of the first i intervals,
@@ -190,13 +203,11 @@ func runOpenLoop(ph *phaseRun, clock *record.Clock, late *lateness) {
 	ctx, spec, is := ph.ctx, ph.spec, ph.is
 	var (
 		wg  sync.WaitGroup
-		sem chan struct{}
 		ids slots
 		due dueSessions
 	)
-	if spec.concurrency > 0 {
-		sem = make(chan struct{}, spec.concurrency)
-	}
+	sem := newLimiter(spec.concurrency, spec.concurrencyRamp)
+	defer sem.stop()
 	// Sessions waiting for their next turn's delay stop waiting when the
 	// loop ends.
 	loopCtx, endLoop := context.WithCancel(ctx)
@@ -207,15 +218,14 @@ func runOpenLoop(ph *phaseRun, clock *record.Clock, late *lateness) {
 	end := func(s *session) {
 		ids.put(s.slot)
 		due.active.Add(-1)
-		if sem != nil {
-			<-sem
-		}
+		sem.release()
 		due.wake()
 	}
 	// The pacer sleeps in the kernel on its own thread; see preciseSleepUntil.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	next := clock.Now()
+	start := clock.Now()
+	next := start
 	exhausted := false // no new session may start
 	for ctx.Err() == nil {
 		preciseSleepUntil(ctx, clock, next)
@@ -231,7 +241,7 @@ func runOpenLoop(ph *phaseRun, clock *record.Clock, late *lateness) {
 			}
 			if sem != nil {
 				select {
-				case sem <- struct{}{}:
+				case sem.slots <- struct{}{}:
 				case <-due.signal():
 					s = due.pop()
 					continue
@@ -241,9 +251,7 @@ func runOpenLoop(ph *phaseRun, clock *record.Clock, late *lateness) {
 			}
 			if s = ph.newSession(); s == nil {
 				exhausted = true
-				if sem != nil {
-					<-sem
-				}
+				sem.release()
 				continue
 			}
 			s.slot = ids.get()
@@ -257,7 +265,8 @@ func runOpenLoop(ph *phaseRun, clock *record.Clock, late *lateness) {
 			end(s)
 			break
 		}
-		late.add(clock.Now() - c.intended)
+		now := clock.Now()
+		late.add(now, now-c.intended)
 		wg.Go(func() {
 			ph.dispatch(ctx, c, s)
 			if s.done() {
@@ -271,8 +280,20 @@ func runOpenLoop(ph *phaseRun, clock *record.Clock, late *lateness) {
 			}
 			due.push(s)
 		})
-		next += int64(spec.intervals.Next())
+		next += rampedInterval(spec, spec.intervals.Next(), next-start)
 	}
+}
+
+// rampedInterval stretches an inter-arrival interval drawn at the target
+// rate while the rate ramps up: the rate is updated every 0.1 s, linearly
+// from target*(0.1/ramp) to the target at the end of the ramp (§5.2).
+func rampedInterval(spec *phaseSpec, dt time.Duration, elapsed int64) int64 {
+	if spec.rateRamp <= 0 || elapsed >= int64(spec.rateRamp) {
+		return int64(dt)
+	}
+	const step = int64(100 * time.Millisecond)
+	frac := float64(elapsed/step+1) * float64(step) / float64(spec.rateRamp)
+	return int64(float64(dt) / min(1, frac))
 }
 
 // dueSessions holds sessions whose next turn is due, for the open loop.

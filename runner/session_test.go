@@ -202,6 +202,9 @@ func TestRequestCountCutsSessions(t *testing.T) {
 	if len(recs) != 7 {
 		t.Fatalf("%d records, want 7", len(recs))
 	}
+	// Records are written as their metrics are computed, on several
+	// goroutines: order them as they were sent.
+	slices.SortFunc(recs, func(a, b jsonRecord) int { return a.Metadata.RequestNum - b.Metadata.RequestNum })
 	var turns []int
 	for _, r := range recs {
 		turns = append(turns, r.Metadata.TurnIndex)

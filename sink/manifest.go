@@ -46,6 +46,10 @@ type Manifest struct {
 	// Labels are the run's user-given key=value tags (--label); omitted
 	// when there are none.
 	Labels map[string]string `json:"labels,omitempty"`
+	// Validity is the runner's verdict on its own schedule (lateness,
+	// achieved rate, client CPU, degraded with reasons); omitted by tools
+	// that do not judge it.
+	Validity any `json:"validity,omitempty"`
 	// DatasetSHA256 hashes the exact payloads of the dataset (inputs.json).
 	DatasetSHA256 string      `json:"dataset_sha256"`
 	Storage       StorageInfo `json:"storage"`

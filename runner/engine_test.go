@@ -1,0 +1,277 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aiperf-go/aiperf/mockserver"
+)
+
+// TestUserCentricGaps: each user's turns are scheduled num_users/rate apart
+// (exactly, on the intended times), users are staggered by 1/rate, and
+// actual sends follow the schedule.
+func TestUserCentricGaps(t *testing.T) {
+	srv := startMock(t, mockserver.Config{OutputTokens: 2, TTFT: time.Millisecond})
+	cfg := testConfig(t, srv.URL())
+	cfg.UserCentricRate, cfg.NumUsers = 40, 4 // gap 100 ms
+	cfg.SessionTurnsMean = 3
+	cfg.RequestCount = 20
+	runOK(t, cfg)
+
+	byUser := map[string][]jsonRecord{}
+	var firsts []int64
+	for _, r := range readRecords(t, cfg.ArtifactDir) {
+		byUser[r.Metadata.WorkerID] = append(byUser[r.Metadata.WorkerID], r)
+	}
+	if len(byUser) != 4 {
+		t.Fatalf("%d users, want 4", len(byUser))
+	}
+	for u, rs := range byUser {
+		slices.SortFunc(rs, func(a, b jsonRecord) int { return int(a.Metadata.CreditIssuedNS - b.Metadata.CreditIssuedNS) })
+		firsts = append(firsts, rs[0].Metadata.CreditIssuedNS)
+		for i := 1; i < len(rs); i++ {
+			gap := time.Duration(rs[i].Metadata.CreditIssuedNS - rs[i-1].Metadata.CreditIssuedNS)
+			if d := gap - 100*time.Millisecond; d < -time.Microsecond || d > time.Microsecond {
+				t.Errorf("user %s: intended gap %v, want 100ms", u, gap)
+			}
+			late := time.Duration(rs[i].Metadata.RequestStartNS - rs[i].Metadata.CreditIssuedNS)
+			if late < 0 || late > 30*time.Millisecond {
+				t.Errorf("user %s: sent %v after its intended time", u, late)
+			}
+		}
+	}
+	slices.Sort(firsts)
+	for i := 1; i < len(firsts); i++ {
+		if d := time.Duration(firsts[i]-firsts[i-1]) - 25*time.Millisecond; d < -time.Microsecond || d > time.Microsecond {
+			t.Errorf("users start %v apart, want 1/rate = 25ms", time.Duration(firsts[i]-firsts[i-1]))
+		}
+	}
+}
+
+// TestRequestCancellation: the drawn share of requests is cancelled after
+// the delay and recorded as 499 errors with was_cancelled.
+func TestRequestCancellation(t *testing.T) {
+	srv := startMock(t, mockserver.Config{OutputTokens: 4, TTFT: 150 * time.Millisecond})
+	cfg := testConfig(t, srv.URL())
+	cfg.Streaming = true
+	cfg.Concurrency, cfg.RequestCount = 8, 40
+	cfg.RequestCancellationRate, cfg.RequestCancellationDelay = 30, 20*time.Millisecond
+	runOK(t, cfg)
+	r := &run{cfg: cfg, seed: cfg.RandomSeed}
+	cancelled := 0
+	for _, rec := range readRecords(t, cfg.ArtifactDir) {
+		want := r.drawCancel(rec.Metadata.RequestNum)
+		got := rec.Error != nil && rec.Error.Code != nil && *rec.Error.Code == 499 && rec.Error.Type == "RequestCancellationError" && rec.Metadata.WasCancelled
+		if got != want {
+			t.Errorf("request %d: cancelled %v, drawn %v (%+v)", rec.Metadata.RequestNum, got, want, rec.Error)
+		}
+		if got {
+			cancelled++
+		}
+	}
+	if cancelled < 4 || cancelled > 24 {
+		t.Errorf("%d of 40 cancelled at 30%%", cancelled)
+	}
+}
+
+// TestPrefillConcurrency: at most --prefill-concurrency requests wait for
+// their first token at once, seen from the server.
+func TestPrefillConcurrency(t *testing.T) {
+	srv := startMock(t, mockserver.Config{RecordTimelines: true, OutputTokens: 10, TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond})
+	cfg := testConfig(t, srv.URL())
+	cfg.Streaming = true
+	cfg.Concurrency, cfg.PrefillConcurrency, cfg.RequestCount = 4, 1, 12
+	runOK(t, cfg)
+	type span struct{ from, to time.Time }
+	var spans []span
+	for _, tl := range srv.Timelines() {
+		spans = append(spans, span{tl.Arrival, tl.TokenEvents()[0].At})
+	}
+	for i, a := range spans {
+		for j, b := range spans {
+			// Overlap beyond 1 ms of client-side release-to-send slack.
+			if i < j && a.from.Add(time.Millisecond).Before(b.to) && b.from.Add(time.Millisecond).Before(a.to) {
+				t.Fatalf("two requests in prefill at once: %v-%v and %v-%v", a.from, a.to, b.from, b.to)
+			}
+		}
+	}
+}
+
+// TestConcurrencyRamp: closed-loop worker w starts at step w of the ramp.
+func TestConcurrencyRamp(t *testing.T) {
+	srv := startMock(t, mockserver.Config{OutputTokens: 2, TTFT: 5 * time.Millisecond})
+	cfg := testConfig(t, srv.URL())
+	cfg.Concurrency, cfg.ConcurrencyRamp, cfg.BenchmarkDuration = 4, 300*time.Millisecond, 500*time.Millisecond
+	cfg.GracePeriod = 5 * time.Second
+	runOK(t, cfg)
+	first := map[string]int64{}
+	var start int64
+	for _, r := range readRecords(t, cfg.ArtifactDir) {
+		if v, ok := first[r.Metadata.WorkerID]; !ok || r.Metadata.RequestStartNS < v {
+			first[r.Metadata.WorkerID] = r.Metadata.RequestStartNS
+		}
+		if start == 0 || r.Metadata.RequestStartNS < start {
+			start = r.Metadata.RequestStartNS
+		}
+	}
+	var offsets []time.Duration
+	for _, v := range first {
+		offsets = append(offsets, time.Duration(v-start))
+	}
+	slices.Sort(offsets)
+	if len(offsets) != 4 {
+		t.Fatalf("%d workers sent", len(offsets))
+	}
+	for w, off := range offsets {
+		if want := time.Duration(w) * 100 * time.Millisecond; off < want-2*time.Millisecond || off > want+40*time.Millisecond {
+			t.Errorf("worker %d started at +%v, want +%v", w, off, want)
+		}
+	}
+}
+
+// TestWarmupByDurationWithItsOwnLoad: a duration warmup at concurrency 1,
+// then profiling at 3; warmup requests reach the server but not the records.
+func TestWarmupByDurationWithItsOwnLoad(t *testing.T) {
+	srv := startMock(t, mockserver.Config{RecordTimelines: true, OutputTokens: 2, TTFT: 10 * time.Millisecond})
+	cfg := testConfig(t, srv.URL())
+	cfg.Concurrency, cfg.RequestCount = 3, 9
+	cfg.WarmupDuration, cfg.WarmupConcurrency = 100*time.Millisecond, 1
+	runOK(t, cfg)
+	recs := readRecords(t, cfg.ArtifactDir)
+	if len(recs) != 9 {
+		t.Fatalf("%d profiling records, want 9", len(recs))
+	}
+	warm := len(srv.Timelines()) - 9
+	if warm < 3 || warm > 12 {
+		t.Errorf("%d warmup requests in 100 ms at concurrency 1 with 10 ms responses", warm)
+	}
+	if srv.MaxInFlight() > 3 {
+		t.Errorf("server saw %d in flight", srv.MaxInFlight())
+	}
+}
+
+// connDouble remembers the connections requests came on, in all and per
+// X-Correlation-ID (a test double: the mock server does not expose
+// connections). The runner's reachability probe opens one more, which
+// carries no request and is not counted.
+type connDouble struct {
+	mu      sync.Mutex
+	conns   map[string]bool
+	byCorr  map[string]map[string]bool
+	serving *httptest.Server
+}
+
+func newConnDouble(t *testing.T) *connDouble {
+	d := &connDouble{conns: map[string]bool{}, byCorr: map[string]map[string]bool{}}
+	d.serving = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d.mu.Lock()
+		c := r.Header.Get("X-Correlation-ID")
+		if d.byCorr[c] == nil {
+			d.byCorr[c] = map[string]bool{}
+		}
+		d.byCorr[c][r.RemoteAddr] = true
+		d.conns[r.RemoteAddr] = true
+		d.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"object":"chat.completion","choices":[{"message":{"content":"ok then"}}]}`)
+	}))
+	d.serving.Start()
+	t.Cleanup(d.serving.Close)
+	return d
+}
+
+func TestConnectionReuseStrategies(t *testing.T) {
+	for _, tc := range []struct {
+		strategy  string
+		wantConns func(n int) bool
+	}{
+		{"pooled", func(n int) bool { return n <= 2 }},
+		{"never", func(n int) bool { return n == 12 }},
+		{"sticky-user-sessions", func(n int) bool { return n == 4 }},
+	} {
+		t.Run(tc.strategy, func(t *testing.T) {
+			d := newConnDouble(t)
+			cfg := testConfig(t, d.serving.URL)
+			cfg.ConnectionReuse = tc.strategy
+			cfg.Concurrency, cfg.NumSessions, cfg.SessionTurnsMean = 2, 4, 3
+			runOK(t, cfg)
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			if !tc.wantConns(len(d.conns)) {
+				t.Errorf("%d connections for 4 sessions x 3 turns at concurrency 2", len(d.conns))
+			}
+			if tc.strategy == "sticky-user-sessions" {
+				for c, addrs := range d.byCorr {
+					if len(addrs) != 1 {
+						t.Errorf("session %s used %d connections", c, len(addrs))
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestDegradedWhenTheServerFallsBehind: an open-loop run whose concurrency
+// ceiling makes sends wait behind a slow server shows latency from the
+// intended send time rising far above request latency, and is marked
+// degraded in the result, the manifest and the console; a run that keeps
+// its schedule is not.
+func TestDegradedWhenTheServerFallsBehind(t *testing.T) {
+	srv := startMock(t, mockserver.Config{OutputTokens: 2, TTFT: 50 * time.Millisecond})
+	cfg := testConfig(t, srv.URL())
+	cfg.RequestRate, cfg.ArrivalPattern, cfg.Concurrency, cfg.RequestCount = 100, "constant", 2, 30
+	var out bytes.Buffer
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), cfg, Options{Version: "test", Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := res.Validity
+	if !v.Degraded || !strings.Contains(strings.Join(v.Reasons, ";"), "schedule lateness p99") {
+		t.Fatalf("validity %+v: want degraded by lateness", v)
+	}
+	// 30 sends due 10 ms apart, served 2 at a time in ~50 ms: the last waits
+	// about 30/2*50 - 30*10 = 450 ms beyond its intended time.
+	if v.IntendedLatencyP99MS < v.RequestLatencyP99MS+200 || v.RequestLatencyP99MS > 120 {
+		t.Errorf("intended-time latency p99 %.1f ms, request latency p99 %.1f ms: want the first far above the second", v.IntendedLatencyP99MS, v.RequestLatencyP99MS)
+	}
+	if !strings.Contains(out.String(), "Run DEGRADED:") {
+		t.Errorf("console lacks the verdict:\n%s", out.String())
+	}
+	manifests, _ := filepath.Glob(filepath.Join(cfg.ArtifactDir, "runs", "*", "manifest.json"))
+	if len(manifests) != 1 {
+		t.Fatalf("manifests %v", manifests)
+	}
+	b, _ := os.ReadFile(manifests[0])
+	var m struct {
+		Validity struct {
+			Degraded bool     `json:"degraded"`
+			Reasons  []string `json:"reasons"`
+		} `json:"validity"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil || !m.Validity.Degraded || len(m.Validity.Reasons) == 0 {
+		t.Errorf("manifest validity %+v %v", m.Validity, err)
+	}
+
+	// The same rate without the ceiling keeps its schedule.
+	cfg = testConfig(t, srv.URL())
+	cfg.RequestRate, cfg.ArrivalPattern, cfg.RequestCount = 100, "constant", 30
+	// (Only lateness is checked: the in-process mock server and -race
+	// count towards the client's CPU here.)
+	if res := runOK(t, cfg); strings.Contains(strings.Join(res.Validity.Reasons, ";"), "lateness") {
+		t.Errorf("an unconstrained run was marked late: %+v", res.Validity)
+	}
+}
