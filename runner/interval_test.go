@@ -3,8 +3,11 @@ package runner
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func TestConstantIntervalsExact(t *testing.T) {
@@ -75,5 +78,43 @@ func TestIntervalsErrors(t *testing.T) {
 	}
 	if _, err := NewIntervals("burst", 1, 0, nil); err == nil {
 		t.Error("unknown pattern accepted")
+	}
+}
+
+// TestIntervalsKolmogorovSmirnov: poisson and gamma inter-arrival samples
+// pass a Kolmogorov–Smirnov test against their distributions (gonum's
+// CDFs) at the 1% level; a wrong shape fails it.
+func TestIntervalsKolmogorovSmirnov(t *testing.T) {
+	const rate, n = 50.0, 5000
+	crit := 1.628 / math.Sqrt(n) // the 1% critical value, large n
+	cases := []struct {
+		pattern    string
+		smoothness float64
+		cdf        func(float64) float64
+		pass       bool
+	}{
+		{"poisson", 0, distuv.Exponential{Rate: rate}.CDF, true},
+		{"gamma", 0.5, distuv.Gamma{Alpha: 0.5, Beta: 0.5 * rate}.CDF, true},
+		{"gamma", 3, distuv.Gamma{Alpha: 3, Beta: 3 * rate}.CDF, true},
+		{"gamma", 3, distuv.Exponential{Rate: rate}.CDF, false}, // the test has power
+	}
+	for _, tc := range cases {
+		iv, err := NewIntervals(tc.pattern, rate, tc.smoothness, rand.New(rand.NewPCG(7, 11)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = iv.Next().Seconds()
+		}
+		slices.Sort(xs)
+		d := 0.0
+		for i, x := range xs {
+			f := tc.cdf(x)
+			d = max(d, math.Abs(float64(i+1)/n-f), math.Abs(f-float64(i)/n))
+		}
+		if (d < crit) != tc.pass {
+			t.Errorf("%s(%v): KS statistic %.4f, critical %.4f, want pass=%v", tc.pattern, tc.smoothness, d, crit, tc.pass)
+		}
 	}
 }
