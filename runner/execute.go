@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -71,6 +72,9 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		defer stop()
 		phases[i] = ph
 	}
+	// Collect the dataset build's garbage now rather than in the first
+	// scheduled sends.
+	runtime.GC()
 	r.runPhases(phases, &late)
 	res.Dropped = int(dropped.Load())
 	interrupted := ctx.Err() != nil
