@@ -1,14 +1,18 @@
 package runner
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync/atomic"
 	"time"
 
 	"github.com/aiperf-go/aiperf/endpoint"
+	"github.com/aiperf-go/aiperf/export"
 	"github.com/aiperf-go/aiperf/metrics"
+	"github.com/aiperf-go/aiperf/metrics/timeslice"
 	"github.com/aiperf-go/aiperf/record"
 	"github.com/aiperf-go/aiperf/sink"
 )
@@ -37,6 +41,10 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	var live counters
 	var sinkErr error
 	var valid validityTracker
+	var slices *timeslice.Accumulator
+	if r.cfg.SliceDuration > 0 {
+		slices = timeslice.New(r.mcfg, r.cfg.SliceDuration, 0)
+	}
 	prog := newProgress(r.cfg, r.opts, &live, r.clock)
 	consume := func(p processed) {
 		prog.observe(p.rec, p.vals)
@@ -51,6 +59,9 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		}
 		valid.add(p.rec)
 		acc.Add(p.rec, p.vals)
+		if slices != nil {
+			slices.Add(p.rec, p.vals)
+		}
 		if err := arts.writeRecord(p.rec, p.vals); err != nil && sinkErr == nil {
 			sinkErr = err
 		}
@@ -113,6 +124,11 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		Config:   r.buildInputConfig(specs),
 		Labels:   r.cfg.LabelMap(),
 		Validity: res.Validity,
+	}
+	if slices != nil {
+		if err := r.writeTimeslices(ctx, arts, slices, specs); err != nil {
+			return res, err
+		}
 	}
 	res.Files, err = arts.finish(ctx, res.Summary, r.runInfo(ep, res.Summary, specs, interrupted), r.opts.Stdout, manifest)
 	if err != nil {
@@ -187,6 +203,24 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, l
 		prefill.stop()
 	}
 	return ph, stop
+}
+
+// writeTimeslices stores the per-window metrics (§3.5) as JSON and tidy
+// CSV; a run without records writes none, as AIPerf.
+func (r *run) writeTimeslices(ctx context.Context, arts *artifacts, acc *timeslice.Accumulator, specs []*phaseSpec) error {
+	windows := acc.Slices()
+	if len(windows) == 0 {
+		return nil
+	}
+	jsonName, csvName := export.TimeslicesFileNames(r.cfg.ProfileExportPrefix)
+	var js, csv bytes.Buffer
+	if err := export.WriteTimeslicesJSON(&js, windows, r.buildInputConfig(specs)); err != nil {
+		return fmt.Errorf("timeslices: %w", err)
+	}
+	if err := export.WriteTimeslicesCSV(&csv, windows); err != nil {
+		return fmt.Errorf("timeslices: %w", err)
+	}
+	return errors.Join(arts.run.Put(ctx, jsonName, js.Bytes()), arts.run.Put(ctx, csvName, csv.Bytes()))
 }
 
 // runPhases runs the phases in order, each in its mode: the profiling phase

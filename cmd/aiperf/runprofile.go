@@ -13,12 +13,15 @@ import (
 
 	"github.com/aiperf-go/aiperf/dataset/public"
 	"github.com/aiperf-go/aiperf/internal/command"
+	"github.com/aiperf-go/aiperf/multirun"
 	"github.com/aiperf-go/aiperf/runner"
 	"github.com/aiperf-go/aiperf/sink/opener"
 	"github.com/aiperf-go/aiperf/tokenizer"
 )
 
-// runProfile wires the process (terminal, logger) to runner.Run.
+// runProfile wires the process (terminal, logger) to runner.Run, or to
+// multirun.Run for --num-profile-runs > 1 and --concurrency/--request-rate
+// sweeps.
 func runProfile(ctx context.Context, cfg *runner.Config, stdout, stderr io.Writer) error {
 	terminal := false
 	if f, ok := stderr.(*os.File); ok {
@@ -31,10 +34,14 @@ func runProfile(ctx context.Context, cfg *runner.Config, stdout, stderr io.Write
 		level = runner.LogLevel(cfg.LogLevel)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	if strings.EqualFold(cfg.UIType, "dashboard") {
-		logger.Warn("the dashboard UI is not available yet; using the simple UI")
+	multi := multirun.Needed(cfg)
+	if multi {
+		// Before any run starts: a dashboard cannot span several runs.
+		if err := multirun.Check(cfg); err != nil {
+			return command.Usage(err)
+		}
 	}
-	_, err := runner.Run(ctx, cfg, runner.Options{
+	opts := runner.Options{
 		Version: Version, Commit: Commit,
 		Stdout: stdout, Stderr: stderr, Terminal: terminal,
 		Logger: logger, Stores: opener.Mux(),
@@ -43,7 +50,20 @@ func runProfile(ctx context.Context, cfg *runner.Config, stdout, stderr io.Write
 			Offline: isTrue(os.Getenv("HF_HUB_OFFLINE")),
 		},
 		CacheDir: public.DefaultCacheDir(os.Getenv("XDG_CACHE_HOME"), os.Getenv("HOME")),
-	})
+	}
+	var err error
+	if multi {
+		// --num-profile-runs > 1 or a sweep list: several runs, then the
+		// aggregate or the sweep summary.
+		err = multirun.Run(ctx, cfg, multirun.Options{
+			Run: func(ctx context.Context, c *runner.Config) (*runner.Result, error) {
+				return runner.Run(ctx, c, opts)
+			},
+			Stores: opts.Stores, Stdout: stdout, Logger: logger, Version: Version,
+		})
+	} else {
+		_, err = runner.Run(ctx, cfg, opts)
+	}
 	var inputErr *runner.InputError
 	if errors.As(err, &inputErr) {
 		return command.Usage(err)
