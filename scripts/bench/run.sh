@@ -2,7 +2,7 @@
 # Runs the performance benchmarks of BENCHMARKS.md against the built-in mock
 # server (a separate process on the same machine) and prints one line per
 # measurement. Usage: scripts/bench/run.sh [name...]; names: events rps ttft
-# lateness rss storage dataset. Every run is bounded in count and time and targets 127.0.0.1.
+# lateness lateness5k rss sessions10k million storage dataset. Every run is bounded in count and time and targets 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-./bin/aiperf}
@@ -49,7 +49,7 @@ print(eval(sys.argv[2]))
 PY
 }
 
-want=${*:-events rps ttft ttft-jitter lateness rss storage dataset}
+want=${*:-events rps ttft ttft-jitter lateness lateness5k rss sessions10k million storage dataset}
 echo "# aiperf-go benchmarks: $(nproc) cores, $(uname -srm), $("$BIN" version)"
 for b in $want; do
   case $b in
@@ -94,6 +94,19 @@ PY
     start_mock --ttft 5 --itl 1 --output-tokens 4
     profile lateness --request-rate 2000 --arrival-pattern constant --request-count 20000 --isl 16 --osl 4
     echo "lateness_ms_at_2000rps p50 $(stat lateness "log['lateness_p50_ms']") p99 $(stat lateness "log['lateness_p99_ms']") max $(stat lateness "log['lateness_max_ms']") achieved_rps $(stat lateness "round(d['request_throughput']['avg'])")" ;;
+  lateness5k) # Open-loop schedule lateness at 5,000 req/s (issue 6: p99 < 1 ms).
+    start_mock --ttft 0 --itl 0 --output-tokens 1
+    profile lateness5k --request-rate 5000 --arrival-pattern constant --request-count 50000 --isl 16 --osl 1
+    echo "lateness_ms_at_5000rps p50 $(stat lateness5k "log['lateness_p50_ms']") p99 $(stat lateness5k "log['lateness_p99_ms']") max $(stat lateness5k "log['lateness_max_ms']") achieved_rps $(stat lateness5k "round(d['request_throughput']['avg'])")" ;;
+  sessions10k) # Peak RSS at 10,000 concurrent streaming sessions (issue 6: < 300 MB).
+    start_mock --ttft 2000 --itl 100 --output-tokens 20
+    profile sessions10k --streaming --concurrency 10000 --request-count 20000 --isl 64 --osl 20 --request-timeout-seconds 120
+    echo "max_rss_mb_at_10000_streams $(stat sessions10k "log['max_rss_mb']")  requests=$(stat sessions10k "int(d['request_count']['avg'])") errors=$(stat sessions10k "len(d['error_summary'])")" ;;
+  million) # 1,000,000 requests: peak RSS against a 100,000-request run (issue 6: flat memory).
+    start_mock --ttft 0 --itl 0 --output-tokens 1
+    profile million-100k --concurrency 64 --request-count 100000 --isl 16 --osl 1 --export-level summary
+    profile million --concurrency 64 --request-count 1000000 --isl 16 --osl 1 --export-level summary
+    echo "max_rss_mb 100k_requests $(stat million-100k "log['max_rss_mb']") 1M_requests $(stat million "log['max_rss_mb']") rps $(stat million "round(d['request_throughput']['avg'])")" ;;
   rss) # Peak RSS of the runner at 1,000 concurrent streams.
     start_mock --ttft 500 --itl 50 --output-tokens 40
     profile rss --streaming --concurrency 1000 --request-count 3000 --isl 550 --osl 40
