@@ -18,7 +18,8 @@ import (
 const maxMessageWidth = 100
 
 // WriteConsoleExport writes what AIPerf saves as profile_export_console.txt:
-// the metrics table, then, when they apply, the error summary table, the
+// the metrics table, then, when they apply, the HTTP trace timing table
+// (info.ShowTraceTiming), the error summary table, the
 // Token Count Discrepancy Warning and the Output Sequence Length Mismatch
 // Warning. It writes nothing when s has no console results and no errors.
 func WriteConsoleExport(w io.Writer, s *metrics.Summary, info *RunInfo) error {
@@ -26,6 +27,9 @@ func WriteConsoleExport(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 		info = &RunInfo{}
 	}
 	b := appendMetricsTable(nil, s, info)
+	if info.ShowTraceTiming {
+		b = appendTraceTimingTable(b, s)
+	}
 	b = appendErrorTable(b, s.Errors)
 	b = appendUsageDiscrepancyPanel(b, s, info)
 	b = appendOSLMismatchPanel(b, s, info)
@@ -97,6 +101,13 @@ func appendMetricsTable(b []byte, s *metrics.Summary, info *RunInfo) []byte {
 			shown = append(shown, &s.Results[i])
 		}
 	}
+	return appendStatsTable(b, "NVIDIA AIPerf | "+info.title(), shown)
+}
+
+// appendStatsTable appends two empty lines and a titled table of results
+// (Metric, avg, min, max, p99, p90, p50, std) in DisplayOrder, or nothing
+// without results. Scalar results show N/A for the statistics they lack.
+func appendStatsTable(b []byte, title string, shown []*metrics.Result) []byte {
 	if len(shown) == 0 {
 		return b
 	}
@@ -121,7 +132,7 @@ func appendMetricsTable(b []byte, s *metrics.Summary, info *RunInfo) []byte {
 		rows = append(rows, row)
 	}
 	b = append(b, '\n', '\n')
-	return appendTable(b, "NVIDIA AIPerf | "+info.title(), cols, rows)
+	return appendTable(b, title, cols, rows)
 }
 
 // appendErrorTable appends two empty lines and the "NVIDIA AIPerf | Error

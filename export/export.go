@@ -42,9 +42,17 @@ type RunInfo struct {
 	Location *time.Location
 	// WasCancelled reports that the run was cancelled early (Ctrl+C).
 	WasCancelled bool
+	// Validity, when not nil, is written last in the summary JSON as
+	// "run_validity" (aiperf-go's verdict on its own schedule; AIPerf has no
+	// such key). Marshalled like InputConfig.
+	Validity any
 	// Title is the console table's metrics title, e.g. "LLM Metrics"; ""
 	// writes "LLM Metrics".
 	Title string
+	// ShowTraceTiming adds the "NVIDIA AIPerf | HTTP Trace Timing" table
+	// of the http_req_* results after the metrics table
+	// (--show-trace-timing).
+	ShowTraceTiming bool
 	// Duration is the benchmark duration printed under the console report
 	// when the summary has no benchmark_duration result; zero prints nothing.
 	Duration time.Duration

@@ -23,6 +23,9 @@ type RecordWriter struct {
 	// ProcessorID is written as record_processor_id. NewRecordWriter sets it
 	// to "record_processor_" and 8 random hex digits.
 	ProcessorID string
+	// TraceData adds each record's HTTP trace as "trace_data" between
+	// "metrics" and "error" (--export-http-trace; see AppendTraceData).
+	TraceData bool
 
 	bw    *bufio.Writer
 	clock *record.Clock
@@ -43,7 +46,7 @@ func NewRecordWriter(w io.Writer, clock *record.Clock) *RecordWriter {
 }
 
 // Write appends rec's line: {"metadata":{...},"metrics":{tag:{"value","unit"}},
-// "error":null|{"code","type","message"}}. Metrics are written in the order of
+// ["trace_data":{...}|null,] "error":null|{"code","type","message"}}. Metrics are written in the order of
 // vals; an Int value without a fractional part, a List value as an array.
 // Monotonic times that are 0 (unset) are written as null; request_ack_ns is
 // null for non-streaming requests and cancellation_time_ns unless the request
@@ -114,7 +117,12 @@ func (rw *RecordWriter) Write(rec *record.Record, vals []metrics.RecordValue) er
 		b = append(b, '}')
 	}
 
-	b = append(b, `},"error":`...)
+	b = append(b, '}')
+	if rw.TraceData {
+		b = append(b, `,"trace_data":`...)
+		b = AppendTraceData(b, rec.HTTPTrace, rw.clock)
+	}
+	b = append(b, `,"error":`...)
 	if e := rec.Error; e == nil {
 		b = append(b, "null"...)
 	} else {

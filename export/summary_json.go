@@ -114,6 +114,12 @@ func WriteSummaryJSON(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 		member(r.Tag)
 		appendStats(iw, r, true)
 	}
+	if info.Validity != nil {
+		member("run_validity")
+		if err := iw.encodeValue(reflect.ValueOf(info.Validity), 1); err != nil {
+			return fmt.Errorf("run_validity: %w", err)
+		}
+	}
 	iw.newline(0)
 	iw.b = append(iw.b, '}')
 	if _, err := w.Write(iw.b); err != nil {

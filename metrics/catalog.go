@@ -81,8 +81,9 @@ type Metric struct {
 // Enabled reports whether the metric applies to a run configured by cfg:
 // streaming-only metrics need cfg.Streaming, token metrics need
 // cfg.ProducesTokens, input-token metrics need cfg.TokenizesInput, goodput
-// metrics need SLOs, usage-diff metrics need client-side token counts, and
-// audio/image/video/HTTP-trace metrics are never enabled here.
+// metrics need SLOs, usage-diff metrics need client-side token counts,
+// HTTP-trace metrics need cfg.HTTPTrace, and audio/image/video metrics are
+// never enabled here.
 func (m *Metric) Enabled(cfg *Config) bool {
 	f := m.Flags
 	switch {
@@ -91,8 +92,9 @@ func (m *Metric) Enabled(cfg *Config) bool {
 		f.Has(FlagTokenizesInputOnly) && !cfg.TokenizesInput,
 		f.Has(FlagGoodput) && len(cfg.Goodput) == 0,
 		f.Has(FlagUsageDiffOnly) && cfg.UseServerTokenCount,
+		f.Has(FlagHTTPTraceOnly) && !cfg.HTTPTrace,
 		f&(FlagSupportsAudioOnly|FlagSupportsImageOnly|FlagSupportsVideoOnly|
-			FlagProducesVideoOnly|FlagHTTPTraceOnly) != 0:
+			FlagProducesVideoOnly) != 0:
 		return false
 	}
 	return true
@@ -185,6 +187,20 @@ const (
 	idDiscrepancies
 	idOSLDiff
 	idOSLMismatches
+	idHTTPBlocked
+	idHTTPDNS
+	idHTTPConnecting
+	idHTTPSending
+	idHTTPWaiting
+	idHTTPReceiving
+	idHTTPReused
+	idHTTPDataSent
+	idHTTPChunksSent
+	idHTTPDataReceived
+	idHTTPChunksReceived
+	idHTTPOverhead
+	idHTTPDuration
+	idHTTPTotal
 	numIDs
 )
 
@@ -213,6 +229,9 @@ const (
 	unitReqSec   = "requests/sec"
 	unitTokSec   = "tokens/sec"
 	unitTokUser  = "tokens/sec/user"
+	unitCount    = "count"
+	unitBytes    = "B"
+	unitKB       = "KB"
 
 	nsToMS    = 1e3 / 1e9 // 1e-6, as Python computes 1000/1_000_000_000
 	msToNS    = 1e9 / 1e3
@@ -278,7 +297,27 @@ var catalog = [numIDs]def{
 	idDiscrepancies:  plainDef("usage_discrepancy_count", "Usage Discrepancy Count", unitRequests, KindAggregate, FlagUsageDiffOnly|FlagNoIndividualRecords|FlagNoConsole, 1730, true),
 	idOSLDiff:        plainDef("osl_mismatch_diff_pct", "OSL Mismatch Diff %", unitPercent, KindRecord, FlagProducesTokensOnly|FlagNoConsole, 1800, false),
 	idOSLMismatches:  plainDef("osl_mismatch_count", "OSL Mismatch Count", unitRequests, KindAggregate, FlagProducesTokensOnly|FlagNoIndividualRecords|FlagNoConsole, 1810, true),
+
+	// HTTP trace metrics (§2.3), with AIPerf's headers and display orders.
+	// They are shown only in the --show-trace-timing table.
+	idHTTPBlocked:        timeDef("http_req_blocked", "HTTP Blocked", httpTrace, 2000),
+	idHTTPDNS:            timeDef("http_req_dns_lookup", "HTTP DNS Lookup", httpTrace, 2010),
+	idHTTPConnecting:     timeDef("http_req_connecting", "HTTP Connecting", httpTrace, 2020),
+	idHTTPSending:        timeDef("http_req_sending", "HTTP Sending", httpTrace, 2030),
+	idHTTPWaiting:        timeDef("http_req_waiting", "HTTP Waiting (TTFB)", httpTrace, 2040),
+	idHTTPReceiving:      timeDef("http_req_receiving", "HTTP Receiving", httpTrace, 2050),
+	idHTTPReused:         plainDef("http_req_connection_reused", "HTTP Connection Reused", unitRatio, KindRecord, httpTrace, 2060, true),
+	idHTTPDataSent:       sizeDef("http_req_data_sent", "HTTP Data Sent", 2070),
+	idHTTPChunksSent:     plainDef("http_req_chunks_sent", "HTTP Chunks Sent", unitCount, KindRecord, httpTrace, 2080, true),
+	idHTTPDataReceived:   sizeDef("http_req_data_received", "HTTP Data Received", 2090),
+	idHTTPChunksReceived: plainDef("http_req_chunks_received", "HTTP Chunks Received", unitCount, KindRecord, httpTrace, 2100, true),
+	idHTTPOverhead:       timeDef("http_req_connection_overhead", "HTTP Connection Overhead", httpTrace, 2110),
+	idHTTPDuration:       timeDef("http_req_duration", "HTTP Duration (excl. conn)", httpTrace, 2120),
+	idHTTPTotal:          timeDef("http_req_total", "HTTP Total Time", httpTrace, 2130),
 }
+
+// httpTrace are the flags of every HTTP trace metric.
+const httpTrace = FlagHTTPTraceOnly | FlagNoConsole
 
 // tagIDs maps a tag to its catalogue index; read-only after init.
 var tagIDs = func() map[string]metricID {
@@ -293,6 +332,15 @@ func timeDef(tag, header string, flags Flag, order int) def {
 	return def{
 		Metric:    Metric{tag, header, unitNS, unitMS, KindRecord, flags, order},
 		toDisplay: nsToMS, toBase: msToNS, integer: true,
+	}
+}
+
+// sizeDef is an HTTP trace byte count, exported in KB of 1,024 bytes as
+// AIPerf's MetricSizeUnit converts it.
+func sizeDef(tag, header string, order int) def {
+	return def{
+		Metric:    Metric{tag, header, unitBytes, unitKB, KindRecord, httpTrace, order},
+		toDisplay: 1.0 / 1024, toBase: 1024, integer: true,
 	}
 }
 

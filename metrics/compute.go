@@ -15,6 +15,10 @@ var recordOrder = [...]metricID{
 	idPrefill, idE2E,
 	idUsagePrompt, idUsageCompletion, idUsageTotal, idUsageReasoning, idUsageCacheRead,
 	idPromptDiff, idCompletionDiff, idReasoningDiff, idOSLDiff,
+	idHTTPBlocked, idHTTPDNS, idHTTPConnecting, idHTTPSending, idHTTPWaiting,
+	idHTTPReceiving, idHTTPReused, idHTTPDataSent, idHTTPChunksSent,
+	idHTTPDataReceived, idHTTPChunksReceived, idHTTPOverhead, idHTTPDuration,
+	idHTTPTotal,
 	idGoodCount, idErrISL,
 }
 
@@ -139,6 +143,9 @@ func (c *calc) valid(cfg *Config, en *enabledSet, rec *record.Record) {
 	if en[idOSLDiff] && hasOSL && rec.RequestedOutputTokens > 0 {
 		req := float64(rec.RequestedOutputTokens)
 		c.set(idOSLDiff, (osl-req)/req*100)
+	}
+	if cfg.HTTPTrace && rec.HTTPTrace != nil {
+		c.httpTrace(en, rec.HTTPTrace)
 	}
 	if en[idGoodCount] {
 		c.set(idGoodCount, c.good(cfg.Goodput))

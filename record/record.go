@@ -103,6 +103,10 @@ type Record struct {
 	// Cancelled reports a client-side cancellation; CancelledNS is its time.
 	Cancelled   bool
 	CancelledNS int64
+
+	// HTTPTrace is the request's transport-level timeline, or nil when
+	// HTTP tracing is off or the request never reached the transport.
+	HTTPTrace *HTTPTrace
 }
 
 // Valid reports whether the record counts for the normal metrics: no error,

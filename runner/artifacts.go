@@ -70,6 +70,7 @@ func ArtifactDir(cfg *Config) string {
 // the local spool and log.
 type artifacts struct {
 	cfg   *Config
+	clock *record.Clock
 	store *sink.Store
 	run   *sink.Run
 	names fileNames
@@ -98,7 +99,7 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock, stores
 	if err != nil {
 		return nil, err
 	}
-	a := &artifacts{cfg: cfg, store: store, names: exportNames(cfg.ProfileExportPrefix)}
+	a := &artifacts{cfg: cfg, clock: clock, store: store, names: exportNames(cfg.ProfileExportPrefix)}
 	a.run = store.NewRun(sink.NewRunID(clock.Origin()))
 	if err := a.run.CheckWritable(ctx); err != nil {
 		store.Close()
@@ -126,6 +127,8 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock, stores
 			return nil, err
 		}
 		a.recW = export.NewRecordWriter(a.records.stream, clock)
+		// --export-http-trace adds the raw trace to the JSONL (§2.3).
+		a.recW.TraceData = cfg.ExportHTTPTrace
 	}
 	if cfg.ExportLevel == "raw" {
 		if a.raw, err = open(a.names.raw, "raw"); err != nil {
@@ -179,7 +182,9 @@ type rawRecord struct {
 	XRequestID string        `json:"x_request_id"`
 	StartNS    int64         `json:"request_start_ns"`
 	Responses  []rawResponse `json:"responses"`
-	Error      *record.Error `json:"error"`
+	// TraceData is export.AppendTraceData's object (--export-http-trace).
+	TraceData json.RawMessage `json:"trace_data,omitempty"`
+	Error     *record.Error   `json:"error"`
 }
 
 type rawResponse struct {
@@ -203,6 +208,9 @@ func (a *artifacts) writeRecord(rec *record.Record, vals []metrics.RecordValue) 
 		rr := rawRecord{RequestNum: rec.RequestNum, XRequestID: rec.XRequestID, StartNS: rec.StartNS, Error: rec.Error}
 		for _, r := range rec.Responses {
 			rr.Responses = append(rr.Responses, rawResponse{PerfNS: r.PerfNS, Text: r.Text, Reasoning: r.Reasoning, Usage: r.Usage})
+		}
+		if a.cfg.ExportHTTPTrace {
+			rr.TraceData = export.AppendTraceData(nil, rec.HTTPTrace, a.clock)
 		}
 		if err := a.rawEnc.Encode(&rr); err != nil {
 			return fmt.Errorf("write raw record: %w", err)

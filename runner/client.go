@@ -31,16 +31,27 @@ type sender struct {
 	header  http.Header // static headers; cloned per request
 	clock   *record.Clock
 	timeout time.Duration
+	// trace collects each request's HTTP trace into rec.HTTPTrace
+	// (traceHTTP: --show-trace-timing or --export-http-trace).
+	trace bool
 }
 
 // newTransport returns an HTTP/1.1 transport tuned for thousands of
 // concurrent long-lived streams: no connection cap, idle connections kept for
 // reuse, no compression (it would batch SSE events and distort timing).
+// Connections dialed for a traced request count their bytes (countingConn).
 func newTransport(maxConns int) *http.Transport {
 	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	idle := max(maxConns, 256)
 	return &http.Transport{
-		DialContext:         dialer.DialContext, // Go sets TCP_NODELAY by default
+		// Go sets TCP_NODELAY by default.
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, network, addr)
+			if err != nil || ctx.Value(countConnsKey{}) == nil {
+				return c, err
+			}
+			return &countingConn{Conn: c}, nil
+		},
 		MaxIdleConns:        idle,
 		MaxIdleConnsPerHost: idle,
 		IdleConnTimeout:     90 * time.Second,
@@ -85,16 +96,29 @@ func staticHeaders(cfg *Config, version string) http.Header {
 // servers, llama.cpp's among them, close after a streamed response while
 // announcing keep-alive), is sent once more on a new connection: the server
 // never saw it. The record measures the second attempt.
+//
+// With s.trace, rec.HTTPTrace receives the request's HTTP trace (set even
+// for a failed request, once the request reached the transport).
 func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 	if s.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 	}
-	var reused bool
-	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused },
-	})
+	var (
+		reused bool
+		traced context.Context
+		tr     *tracer
+	)
+	if s.trace {
+		tr = newTracer(s.clock)
+		traced = tr.context(ctx)
+		defer tr.finish(rec)
+	} else {
+		traced = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused },
+		})
+	}
 	var resp *http.Response
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(traced, http.MethodPost, s.url, bytes.NewReader(payload))
@@ -107,10 +131,16 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 		req.Header.Set("X-Correlation-ID", rec.XCorrelationID)
 
 		reused = false
+		if tr != nil {
+			tr.reset()
+		}
 		rec.StartNS = s.clock.Now()
 		resp, err = s.client.Do(req)
 		if err == nil {
 			break
+		}
+		if tr != nil {
+			reused = tr.reused()
 		}
 		if attempt == 0 && reused && ctx.Err() == nil && staleConn(err) {
 			continue
@@ -118,28 +148,32 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 		s.failErr(ctx, rec, err)
 		return
 	}
-	defer resp.Body.Close()
+	body := tr.gotHeaders(resp.Body)
+	defer func() {
+		tr.endBody() // when reading stopped, not when the connection closed
+		resp.Body.Close()
+	}()
 	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		s.fail(rec, resp.StatusCode, http.StatusText(resp.StatusCode), strings.TrimSpace(string(body)))
+		msg, _ := io.ReadAll(io.LimitReader(body, maxErrorBody))
+		s.fail(rec, resp.StatusCode, http.StatusText(resp.StatusCode), strings.TrimSpace(string(msg)))
 		return
 	}
 	if isEventStream(resp.Header.Get("Content-Type")) {
 		rec.AckNS = s.clock.Now()
 		rec.Streaming = true
-		s.readStream(ctx, rec, resp.Body)
+		s.readStream(ctx, rec, body)
 		return
 	}
-	body, err := io.ReadAll(resp.Body)
+	data, err := io.ReadAll(body)
 	end := s.clock.Now()
 	if err != nil {
 		s.failErr(ctx, rec, err)
 		return
 	}
-	r, ok, err := s.ep.Parse(body)
+	r, ok, err := s.ep.Parse(data)
 	rec.EndNS = end
 	if err != nil {
-		s.failParse(rec, body, err)
+		s.failParse(rec, data, err)
 		return
 	}
 	if ok {

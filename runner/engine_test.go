@@ -251,6 +251,9 @@ func TestDegradedWhenTheServerFallsBehind(t *testing.T) {
 	if !strings.Contains(out.String(), "Run DEGRADED:") {
 		t.Errorf("console lacks the verdict:\n%s", out.String())
 	}
+	if js, _ := os.ReadFile(filepath.Join(cfg.ArtifactDir, "profile_export_aiperf.json")); !strings.Contains(string(js), `"run_validity": {`) || !strings.Contains(string(js), `"degraded": true`) {
+		t.Errorf("summary JSON lacks the verdict")
+	}
 	manifests, _ := filepath.Glob(filepath.Join(cfg.ArtifactDir, "runs", "*", "manifest.json"))
 	if len(manifests) != 1 {
 		t.Fatalf("manifests %v", manifests)
@@ -273,5 +276,35 @@ func TestDegradedWhenTheServerFallsBehind(t *testing.T) {
 	// count towards the client's CPU here.)
 	if res := runOK(t, cfg); strings.Contains(strings.Join(res.Validity.Reasons, ";"), "lateness") {
 		t.Errorf("an unconstrained run was marked late: %+v", res.Validity)
+	}
+}
+
+// TestTimeslicesWritten: --slice-duration writes the per-window JSON and
+// tidy CSV next to the summary, covering every request once.
+func TestTimeslicesWritten(t *testing.T) {
+	srv := startMock(t, mockserver.Config{OutputTokens: 2, TTFT: time.Millisecond})
+	cfg := testConfig(t, srv.URL())
+	cfg.RequestRate, cfg.ArrivalPattern, cfg.RequestCount = 100, "constant", 25 // 0.25 s
+	cfg.SliceDuration = 100 * time.Millisecond
+	runOK(t, cfg)
+	// Read from the latest-run copies at the top of the directory.
+	csv, err := os.ReadFile(filepath.Join(cfg.ArtifactDir, "profile_export_aiperf_timeslices.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, line := range strings.Split(string(csv), "\r\n") {
+		var slice int
+		var v float64
+		if n, _ := fmt.Sscanf(line, "%d,Request Count,requests,avg,%f", &slice, &v); n == 2 {
+			total += v
+		}
+	}
+	if total != 25 {
+		t.Errorf("request counts over the windows sum to %v, want 25:\n%s", total, csv)
+	}
+	js, err := os.ReadFile(filepath.Join(cfg.ArtifactDir, "profile_export_aiperf_timeslices.json"))
+	if err != nil || !strings.Contains(string(js), `"timeslice_index": 2`) {
+		t.Errorf("timeslices JSON lacks a third window: %v\n%.300s", err, js)
 	}
 }

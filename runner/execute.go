@@ -130,7 +130,9 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 			return res, err
 		}
 	}
-	res.Files, err = arts.finish(ctx, res.Summary, r.runInfo(ep, res.Summary, specs, interrupted), r.opts.Stdout, manifest)
+	info := r.runInfo(ep, res.Summary, specs, interrupted)
+	info.Validity = res.Validity
+	res.Files, err = arts.finish(ctx, res.Summary, info, r.opts.Stdout, manifest)
 	if err != nil {
 		return res, err
 	}

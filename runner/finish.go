@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/aiperf-go/aiperf/export"
@@ -53,6 +55,7 @@ func (a *artifacts) finish(ctx context.Context, s *metrics.Summary, info *export
 		out.Raw = a.where(a.names.raw)
 	}
 	info.CSVPath, info.JSONPath, info.LogPath = out.CSV, out.JSON, out.Log
+	info.ShowTraceTiming = a.cfg.ShowTraceTiming
 	info.Notes = append(info.Notes, "Run: "+a.run.ID+" in "+a.run.Location())
 	if d := storageNote(a.run.Retries(), delivery); d != "" {
 		info.Notes = append(info.Notes, d)
@@ -103,7 +106,15 @@ func (a *artifacts) where(name string) string {
 // run's files also appear at the top of the directory (hard links, or
 // copies where links are impossible), while every run stays under runs/.
 func (a *artifacts) linkLatest(out Artifacts) error {
-	for _, name := range []string{a.names.records, a.names.raw, a.names.json, a.names.csv, inputsName, logName} {
+	names := []string{a.names.records, a.names.raw, a.names.json, a.names.csv, inputsName, logName}
+	for _, o := range a.run.Objects() {
+		// Every other file of the run (timeslices, …), but not the record
+		// segments or the manifest.
+		if !slices.Contains(names, o.Name) && !strings.HasPrefix(o.Name, "records/") && o.Name != sink.ManifestName {
+			names = append(names, o.Name)
+		}
+	}
+	for _, name := range names {
 		src := filepath.Join(a.store.LocalDir, filepath.FromSlash(a.run.Key(name)))
 		if _, err := os.Stat(src); err != nil {
 			continue

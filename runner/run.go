@@ -178,6 +178,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		header:  staticHeaders(cfg, opts.Version),
 		clock:   r.clock,
 		timeout: cfg.RequestTimeout,
+		trace:   traceHTTP(cfg),
 	}
 	goodput, err := metrics.ParseGoodput(cfg.Goodput)
 	if err != nil {
@@ -190,6 +191,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		Tokenizer:           tok,
 		UseServerTokenCount: cfg.UseServerTokenCount,
 		Goodput:             goodput,
+		HTTPTrace:           traceHTTP(cfg),
 	}
 	r.log.Info("benchmark starting", "url", target, "model", cfg.Models, "mode", cfg.Mode(), "run_id", arts.run.ID, "store", arts.run.Location())
 	return r.execute(ctx, ep, arts)

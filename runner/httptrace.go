@@ -1,0 +1,241 @@
+package runner
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http/httptrace"
+	"sync"
+	"sync/atomic"
+
+	"github.com/aiperf-go/aiperf/record"
+)
+
+// This file collects the HTTP trace of a request (record.HTTPTrace, the
+// http_req_* metrics of reference §2.3) when --show-trace-timing or
+// --export-http-trace is given. It costs one tracer per request and a few
+// atomic additions per connection read or write; nothing per SSE event.
+
+// traceHTTP reports whether cfg asks for HTTP traces.
+func traceHTTP(cfg *Config) bool { return cfg.ShowTraceTiming || cfg.ExportHTTPTrace }
+
+// countConnsKey marks the context of a traced request: connections dialed
+// for it count their bytes (see newTransport).
+type countConnsKey struct{}
+
+// countingConn is a connection that adds the bytes and the reads and writes
+// going through it to the tracer of the request it currently serves. An
+// HTTP/1 connection serves one request at a time, and a request's bytes
+// cross it between its GotConn and the end of its response, so each byte
+// goes to the right request without any snapshot of the counters.
+type countingConn struct {
+	net.Conn
+	owner atomic.Pointer[tracer]
+}
+
+// Read reads from the connection and counts what it read.
+func (c *countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		if tr := c.owner.Load(); tr != nil {
+			tr.received.Add(int64(n))
+			tr.reads.Add(1)
+		}
+	}
+	return n, err
+}
+
+// Write writes to the connection and counts what it wrote.
+func (c *countingConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	if n > 0 {
+		if tr := c.owner.Load(); tr != nil {
+			tr.sent.Add(int64(n))
+			tr.writes.Add(1)
+		}
+	}
+	return n, err
+}
+
+// tracer collects one request's trace. The transport calls its hooks on
+// its own goroutines, and a dial the request gave up on may call them after
+// the request ended (Go lets a dial finish for the pool's sake): mu guards
+// t against that, and done turns the hooks off once send has taken the
+// trace. Every time comes from the run's clock.
+type tracer struct {
+	clock *record.Clock
+	hooks httptrace.ClientTrace
+
+	mu   sync.Mutex
+	done bool
+	t    record.HTTPTrace
+	conn *countingConn // the request's connection when the runner dialed it
+
+	// Bytes and connection reads/writes, added by countingConn.
+	sent, received, writes, reads atomic.Int64
+
+	// body wraps the response body; headersNS is when client.Do returned.
+	// Only the sending goroutine touches them.
+	body      tracedBody
+	headersNS int64
+}
+
+// newTracer returns a tracer whose hooks stamp times with clock.
+func newTracer(clock *record.Clock) *tracer {
+	tr := &tracer{clock: clock}
+	tr.body.clock = clock
+	tr.hooks = httptrace.ClientTrace{
+		GetConn: func(string) { tr.stamp(&tr.t.GetConnNS, false) },
+		GotConn: tr.gotConn,
+		DNSStart: func(httptrace.DNSStartInfo) {
+			tr.stamp(&tr.t.DNSStartNS, true)
+		},
+		DNSDone: func(info httptrace.DNSDoneInfo) {
+			if info.Err == nil {
+				tr.stamp(&tr.t.DNSDoneNS, true)
+			}
+		},
+		ConnectStart: func(string, string) { tr.stamp(&tr.t.ConnectStartNS, true) },
+		ConnectDone: func(_, _ string, err error) {
+			if err == nil {
+				tr.stamp(&tr.t.ConnectDoneNS, true)
+			}
+		},
+		TLSHandshakeStart: func() { tr.stamp(&tr.t.TLSStartNS, true) },
+		TLSHandshakeDone: func(_ tls.ConnectionState, err error) {
+			if err == nil {
+				tr.stamp(&tr.t.TLSDoneNS, true)
+			}
+		},
+		WroteHeaders: func() { tr.stamp(&tr.t.WroteHeadersNS, false) },
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err == nil {
+				tr.stamp(&tr.t.WroteRequestNS, false)
+			}
+		},
+		GotFirstResponseByte: func() { tr.stamp(&tr.t.FirstByteNS, false) },
+	}
+	return tr
+}
+
+// context returns ctx carrying the tracer's hooks and asking for counted
+// connections.
+func (tr *tracer) context(ctx context.Context) context.Context {
+	return context.WithValue(httptrace.WithClientTrace(ctx, &tr.hooks), countConnsKey{}, true)
+}
+
+// stamp sets *field to now unless it is set or the trace is taken. A dial
+// event (dial) only counts before the request has its connection.
+func (tr *tracer) stamp(field *int64, dial bool) {
+	now := tr.clock.Now()
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.done || *field != 0 || (dial && tr.t.GotConnNS != 0) {
+		return
+	}
+	*field = now
+}
+
+func (tr *tracer) gotConn(info httptrace.GotConnInfo) {
+	now := tr.clock.Now()
+	c, _ := info.Conn.(*countingConn)
+	if nc, ok := info.Conn.(interface{ NetConn() net.Conn }); c == nil && ok {
+		c, _ = nc.NetConn().(*countingConn) // https: the TLS conn wraps ours
+	}
+	if c != nil {
+		c.owner.Store(tr)
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.done {
+		return
+	}
+	tr.t.GotConnNS, tr.t.Reused, tr.conn = now, info.Reused, c
+}
+
+// reused reports whether the current attempt got a kept-alive connection.
+func (tr *tracer) reused() bool {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.t.Reused
+}
+
+// reset forgets a failed attempt before the request is sent again.
+func (tr *tracer) reset() {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.conn != nil {
+		tr.conn.owner.CompareAndSwap(tr, nil)
+	}
+	tr.t, tr.conn = record.HTTPTrace{}, nil
+	tr.sent.Store(0)
+	tr.received.Store(0)
+	tr.writes.Store(0)
+	tr.reads.Store(0)
+	tr.body = tracedBody{clock: tr.clock}
+	tr.headersNS = 0
+}
+
+// gotHeaders stamps the end of the response headers (client.Do returned)
+// and returns the body to read instead of r.
+func (tr *tracer) gotHeaders(r io.Reader) io.Reader {
+	if tr == nil {
+		return r
+	}
+	tr.headersNS = tr.clock.Now()
+	tr.body.r = r
+	return &tr.body
+}
+
+// endBody stamps the end of the body if reading stopped before its end.
+func (tr *tracer) endBody() {
+	if tr != nil && tr.body.startNS != 0 && tr.body.endNS == 0 {
+		tr.body.endNS = tr.clock.Now()
+	}
+}
+
+// finish turns the hooks off and stores the trace in rec. It is safe to
+// call more than once and on a nil tracer.
+func (tr *tracer) finish(rec *record.Record) {
+	if tr == nil {
+		return
+	}
+	tr.endBody()
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.done {
+		return
+	}
+	tr.done = true
+	t := &tr.t
+	t.HeadersNS, t.BodyStartNS, t.BodyEndNS = tr.headersNS, tr.body.startNS, tr.body.endNS
+	if tr.conn != nil {
+		t.Counted = true
+		t.BytesSent, t.BytesReceived = tr.sent.Load(), tr.received.Load()
+		t.ChunksSent, t.ChunksReceived = tr.writes.Load(), tr.reads.Load()
+	}
+	if t.GetConnNS != 0 { // the request reached the transport
+		// t is never written again (done), so the record may share it.
+		rec.HTTPTrace = t
+	}
+}
+
+// tracedBody stamps the first and the last read of a response body.
+type tracedBody struct {
+	r              io.Reader
+	clock          *record.Clock
+	startNS, endNS int64
+}
+
+// Read reads from the body, stamping its first bytes and its end.
+func (b *tracedBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if n > 0 && b.startNS == 0 {
+		b.startNS = b.clock.Now()
+	}
+	if err != nil && b.endNS == 0 && b.startNS != 0 {
+		b.endNS = b.clock.Now()
+	}
+	return n, err
+}
