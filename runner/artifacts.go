@@ -156,13 +156,17 @@ func (a *artifacts) logHandler(level slog.Level) slog.Handler {
 	return slog.NewTextHandler(f, &slog.HandlerOptions{Level: level})
 }
 
-// writeInputs stores inputs.json: the payload of every dataset turn,
-// payloads[conv][turn].
-func (a *artifacts) writeInputs(ctx context.Context, convs []dataset.Conversation, payloads [][][]byte) error {
+// writeInputs stores inputs.json: the payload of every dataset turn, as
+// payloads(conv) builds them.
+func (a *artifacts) writeInputs(ctx context.Context, convs []dataset.Conversation, payloads func(conv int) ([][]byte, error)) error {
 	sessions := make([]export.SessionPayloads, len(convs))
 	for i := range convs {
-		ps := make([]json.RawMessage, len(payloads[i]))
-		for t, p := range payloads[i] {
+		built, err := payloads(i)
+		if err != nil {
+			return err
+		}
+		ps := make([]json.RawMessage, len(built))
+		for t, p := range built {
 			ps[t] = p
 		}
 		sessions[i] = export.SessionPayloads{SessionID: convs[i].SessionID, Payloads: ps}

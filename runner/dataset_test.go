@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -184,5 +185,35 @@ func TestInputsDeterministic(t *testing.T) {
 				t.Errorf("synthetic inputs lack image or audio parts:\n%.400s", inputs[0])
 			}
 		})
+	}
+}
+
+// TestLargeDatasetsBuildBodiesAtSend: past the prebuild limit, bodies are
+// built when sent; the server receives the same bodies and inputs.json is
+// the same.
+func TestLargeDatasetsBuildBodiesAtSend(t *testing.T) {
+	srv := startMock(t, mockserver.Config{RecordTimelines: true, OutputTokens: 2})
+	bodies := func(limit int) (map[string]bool, []byte) {
+		defer func(old int) { prebuildLimit = old }(prebuildLimit)
+		prebuildLimit = limit
+		cfg := testConfig(t, srv.URL())
+		cfg.Concurrency, cfg.RequestCount = 1, 6
+		cfg.DatasetSampling = "sequential"
+		runOK(t, cfg)
+		seen := map[string]bool{}
+		for _, r := range readRecords(t, cfg.ArtifactDir) {
+			tl, _ := srv.Timeline(r.Metadata.XRequestID)
+			seen[string(tl.Body)] = true
+		}
+		in, err := os.ReadFile(filepath.Join(cfg.ArtifactDir, "inputs.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return seen, in
+	}
+	pre, preInputs := bodies(64 << 20)
+	lazy, lazyInputs := bodies(0)
+	if len(pre) != 6 || !maps.Equal(pre, lazy) || string(preInputs) != string(lazyInputs) {
+		t.Fatalf("bodies built at send differ from prebuilt ones (%d vs %d distinct)", len(pre), len(lazy))
 	}
 }

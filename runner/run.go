@@ -89,10 +89,10 @@ type run struct {
 	// payloads[conv][turn] is the prebuilt body of a turn, nil when it
 	// depends on live replies and is built at send time.
 	payloads [][][]byte
-	// storedPayloads are the payloads as inputs.json stores them: every
-	// turn, secret extra inputs redacted.
-	storedPayloads [][][]byte
-	sessions       sessionCounter
+	// storedOpts build the payloads inputs.json stores: secret extra inputs
+	// redacted.
+	storedOpts *endpoint.Options
+	sessions   sessionCounter
 	// hooks wraps the transport for sticky sessions; nil otherwise.
 	hooks *hookTransport
 	// requests numbers requests across phases in the order they are sent.

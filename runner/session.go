@@ -86,8 +86,8 @@ func (r *run) accumulates(conv int) bool {
 // payload returns the body of the session's next turn: prebuilt when it
 // does not depend on earlier replies, else built now from the history.
 func (r *run) payload(s *session) ([]byte, error) {
-	if p := r.payloads[s.conv][s.turn]; p != nil {
-		return p, nil
+	if ps := r.payloads[s.conv]; ps != nil && ps[s.turn] != nil {
+		return ps[s.turn], nil
 	}
 	return r.ep.Request(s.c, s.turn, s.history, r.epOpts)
 }
@@ -122,37 +122,63 @@ func replyText(rec *record.Record) string {
 	return b.String()
 }
 
-// prebuildPayloads builds every payload that does not depend on live
-// replies (all of them for single-turn conversations), and the payloads
-// inputs.json stores: every turn, built with the earlier user turns as
-// history but no replies, which the run cannot know in advance.
-func (r *run) prebuildPayloads(stored *endpoint.Options, secret bool) error {
+// prebuildLimit bounds the prompt text whose payloads are built before the
+// run: larger datasets (long traces) build each body when it is sent, so
+// that the bodies do not double the dataset's memory.
+var prebuildLimit = 64 << 20
+
+// prebuildPayloads builds, for datasets under prebuildLimit, every payload
+// that does not depend on live replies (all of them for single-turn
+// conversations). The others are built at send time.
+func (r *run) prebuildPayloads() error {
 	r.payloads = make([][][]byte, len(r.convs))
-	r.storedPayloads = make([][][]byte, len(r.convs))
+	size := 0
+	for i := range r.convs {
+		for t := range r.convs[i].Turns {
+			for _, s := range r.convs[i].Turns[t].Texts {
+				size += len(s)
+			}
+		}
+	}
+	if size > prebuildLimit {
+		return nil
+	}
 	for i := range r.convs {
 		c := &r.convs[i]
 		acc := r.accumulates(i)
 		r.payloads[i] = make([][]byte, len(c.Turns))
-		r.storedPayloads[i] = make([][]byte, len(c.Turns))
-		var history []json.RawMessage
 		for ti := range c.Turns {
-			p, err := r.ep.Request(c, ti, history, r.epOpts)
+			if acc && ti > 0 {
+				continue
+			}
+			p, err := r.ep.Request(c, ti, nil, r.epOpts)
 			if err != nil {
 				return fmt.Errorf("payload for %s turn %d: %w", c.SessionID, ti, err)
 			}
-			if !acc || ti == 0 {
-				r.payloads[i][ti] = p
-			}
-			if secret {
-				if p, err = r.ep.Request(c, ti, history, stored); err != nil {
-					return fmt.Errorf("payload for %s turn %d: %w", c.SessionID, ti, err)
-				}
-			}
-			r.storedPayloads[i][ti] = p
-			if acc {
-				history = append(history, r.ep.UserMessage(&c.Turns[ti]))
-			}
+			r.payloads[i][ti] = p
 		}
 	}
 	return nil
+}
+
+// storedPayloads returns the payloads inputs.json stores for conversation
+// conv: every turn, secret extra inputs redacted, built with the earlier
+// user turns as history but no replies, which the run cannot know in
+// advance.
+func (r *run) storedPayloads(conv int) ([][]byte, error) {
+	c := &r.convs[conv]
+	acc := r.accumulates(conv)
+	out := make([][]byte, len(c.Turns))
+	var history []json.RawMessage
+	for ti := range c.Turns {
+		p, err := r.ep.Request(c, ti, history, r.storedOpts)
+		if err != nil {
+			return nil, fmt.Errorf("payload for %s turn %d: %w", c.SessionID, ti, err)
+		}
+		out[ti] = p
+		if acc {
+			history = append(history, r.ep.UserMessage(&c.Turns[ti]))
+		}
+	}
+	return out, nil
 }

@@ -108,9 +108,9 @@ func (r *run) buildDataset(ctx context.Context, tok tokenizer.Tokenizer) error {
 	}
 	r.epOpts = &endpoint.Options{Streaming: r.cfg.Streaming, LegacyMaxTokens: r.cfg.UseLegacyMaxTokens, Extra: extra}
 	stored := *r.epOpts
-	var secret bool
-	stored.Extra, secret = redactFields(extra)
-	if err := r.prebuildPayloads(&stored, secret); err != nil {
+	stored.Extra, _ = redactFields(extra)
+	r.storedOpts = &stored
+	if err := r.prebuildPayloads(); err != nil {
 		return err
 	}
 	strategy := r.cfg.DatasetSampling
