@@ -39,8 +39,10 @@ func Check(cfg *runner.Config) error {
 	var errs []error
 	dashboard := strings.EqualFold(cfg.UIType, "dashboard")
 	if dashboard && cfg.NumProfileRuns > 1 {
+		//lint:ignore ST1005 AIPerf's exact message
 		errs = append(errs, errors.New("Dashboard UI is not supported with multi-run mode (--num-profile-runs > 1) due to terminal control limitations. Please use '--ui simple' or '--ui none' instead."))
 	} else if dashboard && len(Points(cfg)) > 0 {
+		//lint:ignore ST1005 AIPerf's exact message
 		errs = append(errs, errors.New("Dashboard UI is not supported with parameter sweeps due to terminal control limitations. Please use '--ui simple' or '--ui none' instead."))
 	}
 	if len(cfg.ConcurrencyList) > 1 && len(cfg.RequestRateList) > 1 {
