@@ -16,7 +16,7 @@ import (
 func TestOpenCreatesSchema(t *testing.T) {
 	db := openTestDB(t)
 	v, err := db.Version(context.Background())
-	if err != nil || v != "2" {
+	if err != nil || v != "3" {
 		t.Fatalf("version %q %v", v, err)
 	}
 	var names []string
@@ -59,7 +59,7 @@ func TestOpenFileReopensAndRejectsUnknownVersion(t *testing.T) {
 	if err != nil || st.RunsSkipped != 1 {
 		t.Errorf("ingest after reopen %+v %v", st, err)
 	}
-	if _, err := db.SQL().Exec(`UPDATE schema_info SET version = '3'`); err != nil {
+	if _, err := db.SQL().Exec(`UPDATE schema_info SET version = '4'`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -175,7 +175,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if err := db.SQL().QueryRow(`SELECT run_id, labels FROM run_summary`).Scan(&id, &labels); err != nil || id != "r1" || labels.Valid {
 		t.Fatalf("after migration: %q %v %v", id, labels, err)
 	}
-	if v, _ := db.Version(ctx); v != "2" {
+	if v, _ := db.Version(ctx); v != SchemaVersion {
 		t.Errorf("version %q", v)
 	}
 }

@@ -1,18 +1,25 @@
 package query
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // SchemaVersion is the version of the schema documented in docs/schema.md,
 // stored in schema_info(version). It changes whenever a table, column, view
 // or macro changes meaning.
-const SchemaVersion = "2"
+const SchemaVersion = "3"
 
 // MetricColumns are the typed DOUBLE columns of the requests table, one per
 // scalar metric tag that aiperf-go writes to profile_export.jsonl (record
 // metrics, plus the per-record good_request_count), in display units (ms,
 // tokens, tokens/sec/user, %). A tag absent from a record is NULL. The
 // list-valued inter_chunk_latency has its own DOUBLE[] column.
-var MetricColumns = []string{
+var MetricColumns = append(slices.Clone(v1MetricColumns), httpTraceColumns...)
+
+// v1MetricColumns are the metric columns of schema 1; later versions add
+// theirs at the end of the table.
+var v1MetricColumns = []string{
 	"time_to_first_token",
 	"time_to_second_token",
 	"time_to_first_output_token",
@@ -37,6 +44,15 @@ var MetricColumns = []string{
 	"osl_mismatch_diff_pct",
 	"good_request_count",
 	"error_isl",
+}
+
+// httpTraceColumns are the HTTP trace metrics (--show-trace-timing or
+// --export-http-trace), added by schema 3.
+var httpTraceColumns = []string{
+	"http_req_blocked", "http_req_dns_lookup", "http_req_connecting", "http_req_sending",
+	"http_req_waiting", "http_req_receiving", "http_req_duration", "http_req_connection_overhead",
+	"http_req_total", "http_req_data_sent", "http_req_data_received", "http_req_connection_reused",
+	"http_req_chunks_sent", "http_req_chunks_received",
 }
 
 // statColumns are the statistics of a run_metrics row, in table order.
@@ -112,7 +128,7 @@ CREATE TABLE requests (
 	was_cancelled        BOOLEAN,
 	cancellation_time_ns BIGINT,
 `)
-	for _, c := range MetricColumns {
+	for _, c := range v1MetricColumns {
 		b.WriteString("\t" + c + " DOUBLE,\n")
 	}
 	b.WriteString(`	inter_chunk_latency  DOUBLE[],
@@ -193,6 +209,16 @@ LEFT JOIN (
 var migrations = [][]string{
 	{runsDDL, runMetricsDDL, requestsDDL(), workloadMacros, workloadsView, runSummaryViewV1},
 	{`ALTER TABLE runs ADD COLUMN labels JSON`, runSummaryView},
+	addColumns("requests", httpTraceColumns, "DOUBLE"),
+}
+
+// addColumns returns the statements adding columns of one type to table.
+func addColumns(table string, cols []string, typ string) []string {
+	stmts := make([]string, len(cols))
+	for i, c := range cols {
+		stmts[i] = "ALTER TABLE " + table + " ADD COLUMN " + c + " " + typ
+	}
+	return stmts
 }
 
 // runSummaryViewV1 is run_summary as schema 1 defined it, before runs had
