@@ -7,17 +7,16 @@ import (
 )
 
 // Accumulator gathers the profiling records of a run and summarises them.
-// It keeps every value (statistics are exact, never sampled). It is not
-// safe for concurrent use: one goroutine owns it and calls Add, then
-// Summary.
+// Its memory does not grow with the number of records once each metric
+// has passed 250,000 values: up to there statistics are exact, beyond they
+// are sketched (see Distribution). It is not safe for concurrent use: one
+// goroutine owns it and calls Add, then Summary.
 type Accumulator struct {
 	cfg *Config
 	en  enabledSet
 
-	// dist holds the base-unit values of each record metric in arrival
-	// order; sum is their running sum, added in the same order.
-	dist [numIDs][]float64
-	sum  [numIDs]float64
+	// dist holds the base-unit values of each record metric.
+	dist [numIDs]Distribution
 
 	valid, failed int
 	// minRequest and maxResponse span the valid records (StartNS and
@@ -128,10 +127,7 @@ func toBase(id metricID, v float64) float64 {
 	return x
 }
 
-func (a *Accumulator) push(id metricID, v float64) {
-	a.dist[id] = append(a.dist[id], v)
-	a.sum[id] += v
-}
+func (a *Accumulator) push(id metricID, v float64) { a.dist[id].Add(v) }
 
 func (a *Accumulator) span(rec *record.Record) {
 	if !a.anyRecord || rec.StartNS < a.firstStart {

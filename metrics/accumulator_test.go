@@ -232,7 +232,8 @@ func TestSummaryServerTokenCount(t *testing.T) {
 // TestSummaryMillionValues adds 1,000,000 records whose only value is a
 // request latency of i ns, i = 1..1e6, and checks closed forms: mean
 // (n+1)/2, population std sqrt((n²-1)/12), p50 (n+1)/2, p99 at index
-// 0.99*(n-1) = 989999.01 → 990000.01.
+// 0.99*(n-1) = 989999.01 → 990000.01. Past 250,000 values the percentiles
+// are sketched: they must lie within 0.1% of their rank, here 1,000 ns.
 func TestSummaryMillionValues(t *testing.T) {
 	const n = 1_000_000
 	cfg := &Config{}
@@ -254,8 +255,10 @@ func TestSummaryMillionValues(t *testing.T) {
 	checkNear(t, "std", lat.Std, math.Sqrt((n*n-1)/12.0)*1e-6)
 	checkNear(t, "min", lat.Min, 1e-6)
 	checkNear(t, "max", lat.Max, n*1e-6)
-	checkNear(t, "p50", lat.P[4], 500000.5e-6)
-	if !near(lat.P[8], 990000.01e-6, 1e-9) {
+	if math.Abs(lat.P[4]-500000.5e-6) > 1000e-6 {
+		t.Errorf("p50 = %v", lat.P[4])
+	}
+	if math.Abs(lat.P[8]-990000.01e-6) > 1000e-6 {
 		t.Errorf("p99 = %v", lat.P[8])
 	}
 	checkNear(t, "request_count", result(t, s, "request_count").Avg, n)

@@ -10,7 +10,8 @@ import (
 // Summary returns the run's summary: every enabled, exported metric that
 // has a value, ordered by DisplayOrder then Tag, plus the error groups and
 // the run's wall-clock bounds. Distributions are computed over all values
-// in base units and converted to display units, as AIPerf does. clock turns
+// in base units and converted to display units, as AIPerf does (exactly up
+// to 250,000 values per metric, sketched beyond: see Distribution). clock turns
 // the monotonic bounds into wall-clock time; nil leaves them monotonic.
 // Summary does not change the accumulator and may be called again after
 // more Adds.
@@ -40,17 +41,17 @@ func (a *Accumulator) Summary(clock *record.Clock) *Summary {
 			Console: d.Console(a.cfg), DisplayOrder: d.DisplayOrder,
 		}
 		if d.Kind == KindRecord {
-			vals := a.dist[id]
-			if len(vals) == 0 {
+			dist := &a.dist[id]
+			if dist.Len() == 0 {
 				continue
 			}
-			st := describe(vals)
+			st := dist.describe()
 			f := d.toDisplay
-			r.Avg, r.Sum, r.Min, r.Max, r.Std = st.avg*f, a.sum[id]*f, st.min*f, st.max*f, st.std*f
+			r.Avg, r.Sum, r.Min, r.Max, r.Std = st.avg*f, dist.Sum()*f, st.min*f, st.max*f, st.std*f
 			for i := range st.p {
 				r.P[i] = st.p[i] * f
 			}
-			r.Count = len(vals)
+			r.Count = dist.Len()
 		} else {
 			v, ok := a.scalar(id)
 			if !ok {
@@ -89,7 +90,7 @@ func (a *Accumulator) durationNS() (int64, bool) {
 
 // total returns the sum of a record metric's values, or false without any.
 func (a *Accumulator) total(id metricID) (float64, bool) {
-	return a.sum[id], len(a.dist[id]) > 0
+	return a.dist[id].Sum(), a.dist[id].Len() > 0
 }
 
 // scalar returns an aggregate or derived metric's value in base units, or

@@ -47,7 +47,7 @@ const cpuSaturated = 0.9
 // validityTracker collects what Validity needs from the profiling records.
 // It is used by the record consumer goroutine only.
 type validityTracker struct {
-	intended, latency   []float64 // ms
+	intended, latency   metrics.Distribution // ms; flat memory past its cap
 	firstSend, lastSend int64
 	count               int
 }
@@ -67,12 +67,12 @@ func (v *validityTracker) add(rec *record.Record) {
 	}
 	end := rec.Responses[len(rec.Responses)-1].PerfNS
 	lat := float64(end-rec.StartNS) / 1e6
-	v.latency = append(v.latency, lat)
+	v.latency.Add(lat)
 	issued := rec.CreditIssuedNS
 	if issued == 0 || issued > rec.StartNS {
 		issued = rec.StartNS
 	}
-	v.intended = append(v.intended, float64(end-issued)/1e6)
+	v.intended.Add(float64(end-issued) / 1e6)
 }
 
 // result computes the Validity of a run from its tracker, the lateness
@@ -91,9 +91,11 @@ func (v *validityTracker) result(cfg *Config, lateNS []int64, elapsed, cpu time.
 	if elapsed > 0 {
 		out.ClientCPUPercent = 100 * cpu.Seconds() / elapsed.Seconds() / float64(out.CPUs)
 	}
-	if len(v.latency) > 0 {
-		out.IntendedLatencyP50MS, out.IntendedLatencyP99MS = metrics.Percentile(v.intended, 50), metrics.Percentile(v.intended, 99)
-		out.RequestLatencyP50MS, out.RequestLatencyP99MS = metrics.Percentile(v.latency, 50), metrics.Percentile(v.latency, 99)
+	if v.latency.Len() > 0 {
+		p := v.intended.Percentiles(50, 99)
+		out.IntendedLatencyP50MS, out.IntendedLatencyP99MS = p[0], p[1]
+		p = v.latency.Percentiles(50, 99)
+		out.RequestLatencyP50MS, out.RequestLatencyP99MS = p[0], p[1]
 	}
 	if len(lateNS) > 0 {
 		p50, p99, mx := latenessMS(lateNS)
