@@ -58,11 +58,11 @@ func newTransport(maxConns int) *http.Transport {
 		DisableCompression:  true,
 		ForceAttemptHTTP2:   false,
 		TLSHandshakeTimeout: 30 * time.Second,
-		// Per-connection buffers cost memory times the concurrency (1,000
-		// streams = 1,000 connections); 8 KiB holds a typical prompt and
-		// many SSE events.
-		WriteBufferSize: 8 << 10,
-		ReadBufferSize:  8 << 10,
+		// Per-connection buffers cost memory times the concurrency (10,000
+		// streams = 10,000 connections); 4 KiB holds many SSE events, and a
+		// larger prompt is written in a few system calls.
+		WriteBufferSize: 4 << 10,
+		ReadBufferSize:  4 << 10,
 	}
 }
 
