@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 
@@ -27,16 +26,9 @@ var bailianFormat = format{
 
 // detectBailian accepts a file whose first line is an object with chat_id.
 func detectBailian(path string) bool {
-	head, ok := traceHead(path)
-	if !ok {
-		return false
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(head, &obj) != nil {
-		return false
-	}
-	_, ok = obj["chat_id"]
-	return ok
+	obj, ok := firstJSONObject(path)
+	_, has := obj["chat_id"]
+	return ok && has
 }
 
 // bailianLine holds a line's known fields undecoded; others are ignored.
@@ -62,14 +54,14 @@ type bailianRow struct {
 // field ("" for the whole line) and what is wrong.
 func parseBailian(b []byte, size int) (r bailianRow, field, msg string) {
 	var l bailianLine
-	if msg := traceObjectLine(b, &l); msg != "" {
+	if msg := decodeLine(b, &l); msg != "" {
 		return r, "", msg
 	}
 	for _, req := range []struct {
 		name string
 		raw  json.RawMessage
 	}{{"chat_id", l.ChatID}, {"timestamp", l.Timestamp}, {"input_length", l.InputLength}, {"output_length", l.OutputLength}} {
-		if traceAbsent(req.raw) {
+		if isNull(req.raw) {
 			return r, req.name, "missing (required)"
 		}
 	}
@@ -86,14 +78,14 @@ func parseBailian(b []byte, size int) (r bailianRow, field, msg string) {
 		{"turn", l.Turn, &r.turn},
 	}
 	for _, f := range ints {
-		if traceAbsent(f.raw) {
+		if isNull(f.raw) {
 			continue
 		}
-		if *f.v, msg = traceInt(f.raw); msg != "" {
+		if *f.v, msg = decodeInt(f.raw, voiceWant); msg != "" {
 			return r, f.name, msg
 		}
 	}
-	seconds, msg := traceNum(l.Timestamp)
+	seconds, msg := decodeNumber(l.Timestamp, voiceWant)
 	switch {
 	case msg != "":
 		return r, "timestamp", msg
@@ -101,16 +93,16 @@ func parseBailian(b []byte, size int) (r bailianRow, field, msg string) {
 		return r, "timestamp", fmt.Sprintf("must be >= 0 s, got %v", seconds)
 	}
 	r.timestamp = seconds * 1000
-	if !traceAbsent(l.Type) {
-		if _, msg := traceStr(l.Type); msg != "" {
+	if !isNull(l.Type) {
+		if _, msg := decodeString(l.Type, voiceWant); msg != "" {
 			return r, "type", msg
 		}
 	}
 	if r.outputLength < 0 {
 		return r, "output_length", fmt.Sprintf("must be >= 0, got %d", r.outputLength)
 	}
-	if !traceAbsent(l.HashIDs) {
-		if r.hashIDs, msg = traceInts(l.HashIDs); msg != "" {
+	if !isNull(l.HashIDs) {
+		if r.hashIDs, msg = decodeInts(l.HashIDs, voiceWant); msg != "" {
 			return r, "hash_ids", msg
 		}
 	}
@@ -126,42 +118,16 @@ func parseBailian(b []byte, size int) (r bailianRow, field, msg string) {
 
 // loadBailian reads a bailian_trace file.
 func loadBailian(ctx context.Context, o *Options) (*dataset.Dataset, error) {
-	size := o.BlockSize
-	if size <= 0 {
-		size = bailianBlockSize
-	}
-	f, err := os.Open(o.Path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	errs := newTraceErrs(o)
-	var rows []bailianRow
-	total := 0
-	err = traceScan(ctx, f, errs, func(line int, b []byte) {
-		total++
+	size := traceBlockSize(o, bailianBlockSize)
+	errs := newBadLines(o)
+	rows, total, err := readTraceRows(ctx, o, errs, func(b []byte) (bailianRow, *traceRow, string, string) {
 		r, field, msg := parseBailian(b, size)
-		if msg != "" {
-			errs.add(line, field, msg)
-			return
-		}
-		r.line = line
-		if traceKeep(o, r.traceRow) {
-			rows = append(rows, r)
-		}
+		return r, r.traceRow, field, msg
 	})
 	if err != nil {
 		return nil, err
 	}
-	sessions := groupBailian(rows)
-	timed := traceSchedule(o, sessions, errs)
-	if err := errs.err(); err != nil {
-		return nil, err
-	}
-	if len(sessions) == 0 {
-		return nil, traceEmpty(o, total)
-	}
-	return traceBuild(ctx, o, sessions, size, timed)
+	return traceFinish(ctx, o, groupBailian(rows), errs, total, size)
 }
 
 // groupBailian groups rows by the root of their parent_chat_id chain, as

@@ -114,9 +114,9 @@ func newBlockPrompts(o *Options, size int) *blockPrompts {
 		counter:  o.Tokenizer,
 		decode:   tok.Decode,
 		size:     size,
-		rotation: traceRand(o.Seed, streamTraceRotation),
-		starts:   traceRand(o.Seed, streamTraceBlocks),
-		seeds:    traceRand(o.Seed, streamTraceSynth),
+		rotation: seededPCG(o.Seed, streamTraceRotation),
+		starts:   seededPCG(o.Seed, streamTraceBlocks),
+		seeds:    seededPCG(o.Seed, streamTraceSynth),
 		cache:    make(map[int]blockRef),
 		keys:     make(map[string]int),
 	}

@@ -44,7 +44,7 @@ func detectBurstGPT(path string) bool {
 	if strings.EqualFold(filepath.Ext(path), ".csv") {
 		return true
 	}
-	head, ok := traceHead(path)
+	head, ok := firstLine(path)
 	return ok && head[0] != '{' && bytes.Contains(head, []byte("Request tokens"))
 }
 
@@ -55,32 +55,25 @@ func loadBurstGPT(ctx context.Context, o *Options) (*dataset.Dataset, error) {
 		return nil, err
 	}
 	defer f.Close()
-	errs := newTraceErrs(o)
+	errs := newBadLines(o)
 	rows, total, err := readBurstGPT(ctx, f, errs)
 	if err != nil {
 		return nil, err
 	}
-	var names traceNames
+	var names sessionNamer
 	var sessions []traceSession
 	for _, r := range rows {
 		if traceKeep(o, r) {
 			sessions = append(sessions, traceSession{id: names.name(), mode: dataset.DeltasWithoutResponses, rows: []*traceRow{r}})
 		}
 	}
-	timed := traceSchedule(o, sessions, errs)
-	if err := errs.err(); err != nil {
-		return nil, err
-	}
-	if len(sessions) == 0 {
-		return nil, traceEmpty(o, total)
-	}
-	return traceBuild(ctx, o, sessions, mooncakeBlockSize, timed)
+	return traceFinish(ctx, o, sessions, errs, total, mooncakeBlockSize)
 }
 
 // readBurstGPT parses the CSV stream r: the header (row 1, after an
 // optional byte-order mark), then one row per record. It returns the valid rows (line = row number) and how many data
 // rows there were; bad rows go to errs. The error is a read error or ctx's.
-func readBurstGPT(ctx context.Context, r io.Reader, errs *traceErrs) (rows []*traceRow, total int, err error) {
+func readBurstGPT(ctx context.Context, r io.Reader, errs *badLines) (rows []*traceRow, total int, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if bom, _ := br.Peek(3); string(bom) == "\xEF\xBB\xBF" {
 		_, _ = br.Discard(3)
@@ -119,7 +112,7 @@ func readBurstGPT(ctx context.Context, r io.Reader, errs *traceErrs) (rows []*tr
 		}
 		r, field, msg := parseBurstRow(rec, len(header), col)
 		if msg != "" {
-			errs.add(row, field, msg)
+			errs.addRow(row, field, msg)
 			continue
 		}
 		r.line = row
@@ -140,19 +133,19 @@ func burstRead(cr *csv.Reader) ([]string, error) {
 
 // burstParseError records a CSV syntax error as a bad row and reports
 // whether err was one (else it is a read error).
-func burstParseError(err error, row int, errs *traceErrs) bool {
+func burstParseError(err error, row int, errs *badLines) bool {
 	var pe *csv.ParseError
 	if !errors.As(err, &pe) {
 		return false
 	}
-	errs.add(row, "", fmt.Sprintf("invalid CSV (line %d, column %d): %v", pe.Line, pe.Column, pe.Err))
+	errs.addRow(row, "", fmt.Sprintf("invalid CSV (line %d, column %d): %v", pe.Line, pe.Column, pe.Err))
 	return true
 }
 
 // burstHeader finds the required columns in header (white space around a
 // name ignored; a repeated name means its last column, as Python's
 // csv.DictReader). A missing one is reported as a bad row 1.
-func burstHeader(header []string, errs *traceErrs) (col [len(burstColumns)]int, ok bool) {
+func burstHeader(header []string, errs *badLines) (col [len(burstColumns)]int, ok bool) {
 	at := make(map[string]int, len(header))
 	for i, h := range header {
 		at[strings.TrimSpace(h)] = i
@@ -166,7 +159,7 @@ func burstHeader(header []string, errs *traceErrs) (col [len(burstColumns)]int, 
 		col[k] = i
 	}
 	if len(missing) > 0 {
-		errs.add(1, strings.Trim(missing[0], `"`), fmt.Sprintf("header lacks column %s (want Timestamp, Request tokens and Response tokens)", strings.Join(missing, ", ")))
+		errs.addRow(1, strings.Trim(missing[0], `"`), fmt.Sprintf("header lacks column %s (want Timestamp, Request tokens and Response tokens)", strings.Join(missing, ", ")))
 		return col, false
 	}
 	return col, true
@@ -183,8 +176,8 @@ func parseBurstRow(rec []string, width int, col [len(burstColumns)]int) (r *trac
 	for _, v := range rec {
 		size += len(v)
 	}
-	if size > traceMaxLine {
-		return nil, "", fmt.Sprintf("row is %d bytes, longer than the %d MiB limit", size, traceMaxLine>>20)
+	if size > maxLineBytes {
+		return nil, "", fmt.Sprintf("row is %d bytes, longer than the %s limit", size, sizeText(maxLineBytes))
 	}
 	for i, v := range rec {
 		if !utf8.ValidString(v) {

@@ -3,21 +3,68 @@ package custom
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"unicode/utf8"
 )
 
-// maxLineBytes is the longest JSONL line a dataset may hold, newline
-// excluded. Longer lines are reported as bad, never loaded.
+// maxLineBytes is the longest JSONL line or CSV row a dataset may hold,
+// terminator excluded. Longer ones are reported as bad, never loaded.
 const maxLineBytes = 16 << 20
 
 // utf8BOM may open a file written by some editors; it is dropped.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// lineReader splits a stream into lines for jsonlScan and firstLine.
+type lineReader struct {
+	br    *bufio.Reader
+	limit int
+	buf   []byte // scratch space reused across lines
+}
+
+func newLineReader(r io.Reader, limit int) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), limit: limit}
+}
+
+// next returns the next line without its "\n" or "\r\n" and its length n
+// in bytes. A line longer than the limit is consumed but returned as nil (n
+// still tells its length). The bytes are valid until the next call. err is
+// io.EOF at the end of the stream, with the last line when it has no
+// terminator (n == 0 and io.EOF: nothing was left), or a read error.
+func (lr *lineReader) next() (line []byte, n int, err error) {
+	lr.buf = lr.buf[:0]
+	over := false
+	for {
+		chunk, err := lr.br.ReadSlice('\n')
+		n += len(chunk)
+		// limit+2 leaves room for a "\r\n" terminator.
+		if !over && len(lr.buf)+len(chunk) > lr.limit+2 {
+			over, lr.buf = true, lr.buf[:0]
+		}
+		if !over {
+			lr.buf = append(lr.buf, chunk...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if bytes.HasSuffix(chunk, []byte("\n")) {
+			n--
+			if bytes.HasSuffix(chunk, []byte("\r\n")) {
+				n--
+			}
+		}
+		if over || n > lr.limit {
+			return nil, n, err
+		}
+		return lr.buf[:n], n, err
+	}
+}
 
 // jsonlScan reads r line by line and calls rec with each non-blank line,
 // trimmed of surrounding white space, in order with its 1-based number. The
@@ -25,50 +72,25 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // UTF-8 is passed to bad (with a message) instead, so that every bad line can
 // be reported. Blank lines are skipped, as AIPerf does. A UTF-8 byte-order
 // mark opening the first line is dropped. jsonlScan returns the first read
-// error, or the first error rec or bad returns, which stops the scan.
+// error (with its line), or the first error rec or bad returns, which stops
+// the scan.
 func jsonlScan(r io.Reader, limit int, rec func(line int, data []byte) error, bad func(line int, msg string) error) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var buf []byte
+	lr := newLineReader(r, limit)
 	for line := 1; ; line++ {
-		buf = buf[:0]
-		var read int64 // bytes of this line, terminator included
-		over, newline := false, false
-		var rerr error
-		for {
-			chunk, err := br.ReadSlice('\n')
-			read += int64(len(chunk))
-			newline = len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
-			if !over {
-				// limit+2 leaves room for a "\r\n" terminator.
-				if len(buf)+len(chunk) > limit+2 {
-					over, buf = true, buf[:0]
-				} else {
-					buf = append(buf, chunk...)
-				}
-			}
-			if errors.Is(err, bufio.ErrBufferFull) {
-				continue
-			}
-			rerr = err
-			break
-		}
+		b, n, rerr := lr.next()
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
 			return fmt.Errorf("line %d: %w", line, rerr)
 		}
-		if read == 0 { // EOF at the start of a line
+		if n == 0 && rerr != nil { // EOF at the start of a line
 			return nil
 		}
-		content := bytes.TrimSuffix(bytes.TrimSuffix(buf, []byte("\n")), []byte("\r"))
 		if line == 1 {
-			content = bytes.TrimPrefix(content, utf8BOM)
-		}
-		if newline {
-			read--
+			b = bytes.TrimPrefix(b, utf8BOM)
 		}
 		var err error
-		switch trimmed := bytes.TrimSpace(content); {
-		case over || len(content) > limit:
-			err = bad(line, fmt.Sprintf("line is %d bytes, longer than the %s limit", read, sizeText(limit)))
+		switch trimmed := bytes.TrimSpace(b); {
+		case n > limit:
+			err = bad(line, fmt.Sprintf("line is %d bytes, longer than the %s limit", n, sizeText(limit)))
 		case len(trimmed) == 0:
 		case !utf8.Valid(trimmed):
 			err = bad(line, fmt.Sprintf("invalid UTF-8 at byte %d of the line", invalidUTF8At(trimmed)))
@@ -84,7 +106,7 @@ func jsonlScan(r io.Reader, limit int, rec func(line int, data []byte) error, ba
 	}
 }
 
-// sizeText writes n bytes as "16 MiB", or "100 bytes" when not whole MiB.
+// sizeText writes n bytes as "16 MiB", or "100-byte" when not whole MiB.
 func sizeText(n int) string {
 	if n > 0 && n%(1<<20) == 0 {
 		return fmt.Sprintf("%d MiB", n>>20)
@@ -104,61 +126,11 @@ func invalidUTF8At(b []byte) int {
 	return len(b)
 }
 
-// badLines collects the LineErrors of one load, keeping the first max of
-// them and counting all. A line is counted once: a second error for the line
-// just added is dropped.
-type badLines struct {
-	max      int
-	fe       FileError
-	lastFile string
-	lastLine int
-}
-
-// add records that line of file is bad; e carries the field and message.
-func (b *badLines) add(file string, line int, e *LineError) {
-	if b.fe.Total > 0 && file == b.lastFile && line == b.lastLine {
-		return
-	}
-	b.lastFile, b.lastLine = file, line
-	b.fe.Total++
-	if len(b.fe.Lines) < b.max {
-		b.fe.Lines = append(b.fe.Lines, LineError{File: file, Line: line, Field: e.Field, Msg: e.Msg})
-	}
-}
-
-// err returns the *FileError when any line was bad, else nil.
-func (b *badLines) err() error {
-	if b.fe.Total == 0 {
-		return nil
-	}
-	fe := b.fe
-	return &fe
-}
-
-// jsonObject is one JSONL record: its top-level fields, undecoded.
-type jsonObject map[string]json.RawMessage
-
-// parseJSONObject decodes one line that must hold a single JSON object. It
-// returns a *LineError (Field empty) for invalid JSON or another value.
-func parseJSONObject(data []byte) (jsonObject, *LineError) {
-	var obj jsonObject
-	if err := json.Unmarshal(data, &obj); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) {
-			return nil, &LineError{Msg: fmt.Sprintf("invalid JSON at byte %d: %v", syn.Offset, syn)}
-		}
-		return nil, &LineError{Msg: "not a JSON object (want one object per line)"}
-	}
-	if obj == nil { // the line was "null"
-		return nil, &LineError{Msg: "not a JSON object (want one object per line)"}
-	}
-	return obj, nil
-}
-
-// firstJSONObject returns the first record of the file at path, for format
-// detection: it reads up to the first non-blank line only. ok is false when
-// the path is not a readable regular file or that line is not a JSON object.
-func firstJSONObject(path string) (obj jsonObject, ok bool) {
+// firstLine returns a copy of the first non-blank line of the regular file
+// at path (up to maxLineBytes, byte-order mark dropped, white space
+// trimmed, not checked for UTF-8), for format detection; ok is false when
+// the file cannot be read, is not a regular file or has no such line.
+func firstLine(path string) (line []byte, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, false
@@ -167,39 +139,86 @@ func firstJSONObject(path string) (obj jsonObject, ok bool) {
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		return nil, false
 	}
-	errFound := errors.New("found")
-	stop := func(int, string) error { return errFound }
-	err = jsonlScan(f, maxLineBytes, func(_ int, data []byte) error {
-		obj, _ = parseJSONObject(data)
-		return errFound
-	}, stop)
-	return obj, errors.Is(err, errFound) && obj != nil
+	lr := newLineReader(f, maxLineBytes)
+	for first := true; ; first = false {
+		b, n, err := lr.next()
+		if first {
+			b = bytes.TrimPrefix(b, utf8BOM)
+		}
+		if t := bytes.TrimSpace(b); len(t) > 0 && n <= maxLineBytes {
+			return bytes.Clone(t), true
+		}
+		if err != nil || n > maxLineBytes {
+			return nil, false
+		}
+	}
 }
 
-// readRecords reads the JSONL file at path and calls fn with each record
-// (a non-blank line holding a JSON object). Lines that are too long, not
-// UTF-8 or not a JSON object, and every *LineError fn returns, go to bad.
-// It returns the number of non-blank lines, and an error when the file
-// cannot be read or ctx ends.
-func readRecords(ctx context.Context, path string, bad *badLines, fn func(line int, obj jsonObject) *LineError) (int, error) {
+// firstJSONObject returns the first record of the file at path, for format
+// detection: it reads up to the first non-blank line only. ok is false when
+// the path is not a readable regular file or that line is not valid UTF-8
+// holding a JSON object.
+func firstJSONObject(path string) (obj jsonObject, ok bool) {
+	line, ok := firstLine(path)
+	if !ok || !utf8.Valid(line) {
+		return nil, false
+	}
+	obj, lerr := parseJSONObject(line)
+	return obj, lerr == nil
+}
+
+// jsonObject is one JSONL record: its top-level fields, undecoded.
+type jsonObject map[string]json.RawMessage
+
+// notObject is the message for a line holding valid JSON other than an
+// object.
+const notObject = "not a JSON object (want one object per line)"
+
+// decodeLine decodes one line that must hold a single JSON object into v
+// (a map or a struct of json.RawMessage fields). It returns "" or the
+// message for the line's LineError: invalid JSON, or another JSON value.
+func decodeLine(b []byte, v any) string {
+	if err := json.Unmarshal(b, v); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return fmt.Sprintf("invalid JSON at byte %d: %v", syn.Offset, syn)
+		}
+		return notObject
+	}
+	if b[0] != '{' { // the line was "null", which decodes to nothing
+		return notObject
+	}
+	return ""
+}
+
+// parseJSONObject decodes one line that must hold a single JSON object. It
+// returns a *LineError (Field empty) for invalid JSON or another value.
+func parseJSONObject(data []byte) (jsonObject, *LineError) {
+	var obj jsonObject
+	if msg := decodeLine(data, &obj); msg != "" {
+		return nil, &LineError{Msg: msg}
+	}
+	return obj, nil
+}
+
+// scanFile reads the JSONL file at path and calls fn with each non-blank
+// line (valid UTF-8, trimmed, valid only during the call) and its number.
+// Lines that are too long or not UTF-8 go to bad. It returns the number of
+// non-blank lines; the error is the file's open error, a read error
+// (wrapped with the path and line), or ctx's error when ctx ends.
+func scanFile(ctx context.Context, path string, bad *badLines, fn func(line int, b []byte)) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
 	records := 0
-	err = jsonlScan(f, maxLineBytes, func(line int, data []byte) error {
+	err = jsonlScan(f, maxLineBytes, func(line int, b []byte) error {
 		records++
 		if records%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		obj, lerr := parseJSONObject(data)
-		if lerr == nil {
-			lerr = fn(line, obj)
-		}
-		if lerr != nil {
-			bad.add(path, line, lerr)
-		}
+		fn(line, b)
 		return nil
 	}, func(line int, msg string) error {
 		records++
@@ -210,6 +229,69 @@ func readRecords(ctx context.Context, path string, bad *badLines, fn func(line i
 		return records, fmt.Errorf("read %s: %w", path, err)
 	}
 	return records, ctx.Err()
+}
+
+// readRecords reads the JSONL file at path and calls fn with each record
+// (a non-blank line holding a JSON object). Lines that are too long, not
+// UTF-8 or not a JSON object, and every *LineError fn returns, go to bad.
+// It returns the number of non-blank lines, and an error when the file
+// cannot be read or ctx ends.
+func readRecords(ctx context.Context, path string, bad *badLines, fn func(line int, obj jsonObject) *LineError) (int, error) {
+	return scanFile(ctx, path, bad, func(line int, b []byte) {
+		obj, lerr := parseJSONObject(b)
+		if lerr == nil {
+			lerr = fn(line, obj)
+		}
+		if lerr != nil {
+			bad.add(path, line, lerr)
+		}
+	})
+}
+
+// badLines collects the bad lines of one load, whichever pass finds them
+// (line reading, record parsing, session and schedule checks) and in any
+// order. err reports them by file (in the order files first had a bad
+// line), then by line, one LineError per line (the first problem added for
+// it), the first max kept and all counted.
+type badLines struct {
+	file  string // the file of the lines given to addRow
+	max   int
+	lines []LineError
+}
+
+// newBadLines returns a collector for o: rows added with addRow belong to
+// o.Path, and at most o.MaxErrors (at least 1) lines are listed.
+func newBadLines(o *Options) *badLines {
+	return &badLines{file: o.Path, max: max(o.MaxErrors, 1)}
+}
+
+// add records that line of file is bad; e carries the field and message.
+func (b *badLines) add(file string, line int, e *LineError) {
+	b.lines = append(b.lines, LineError{File: file, Line: line, Field: e.Field, Msg: e.Msg})
+}
+
+// addRow records that line (or CSV row) of b.file is bad because of field
+// (may be "").
+func (b *badLines) addRow(line int, field, msg string) {
+	b.lines = append(b.lines, LineError{File: b.file, Line: line, Field: field, Msg: msg})
+}
+
+// err returns a *FileError when any line was bad, else nil.
+func (b *badLines) err() error {
+	if len(b.lines) == 0 {
+		return nil
+	}
+	rank := make(map[string]int, 1)
+	for _, l := range b.lines {
+		if _, ok := rank[l.File]; !ok {
+			rank[l.File] = len(rank)
+		}
+	}
+	slices.SortStableFunc(b.lines, func(x, y LineError) int {
+		return cmp.Or(cmp.Compare(rank[x.File], rank[y.File]), cmp.Compare(x.Line, y.Line))
+	})
+	b.lines = slices.CompactFunc(b.lines, func(x, y LineError) bool { return x.File == y.File && x.Line == y.Line })
+	return &FileError{Total: len(b.lines), Lines: slices.Clone(b.lines[:min(len(b.lines), b.max)])}
 }
 
 // errBlankFile is returned for a dataset file with no non-blank line.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/aiperf-go/aiperf/dataset"
@@ -25,12 +24,8 @@ var mooncakeInputs = []string{"input_length", "text_input", "messages", "payload
 // detectMooncake accepts a file whose first line is an object with an
 // input field or hash_ids and no chat_id (which marks bailian_trace).
 func detectMooncake(path string) bool {
-	head, ok := traceHead(path)
+	obj, ok := firstJSONObject(path)
 	if !ok {
-		return false
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(head, &obj) != nil {
 		return false
 	}
 	if _, ok := obj["chat_id"]; ok {
@@ -67,11 +62,11 @@ type mooncakeLine struct {
 // field ("" for the whole line) and what is wrong.
 func parseMooncake(b []byte, size int) (r *traceRow, field, msg string) {
 	var l mooncakeLine
-	if msg := traceObjectLine(b, &l); msg != "" {
+	if msg := decodeLine(b, &l); msg != "" {
 		return nil, "", msg
 	}
-	if !traceAbsent(l.Type) {
-		if t, msg := traceStr(l.Type); msg != "" {
+	if !isNull(l.Type) {
+		if t, msg := decodeString(l.Type, voiceWant); msg != "" {
 			return nil, "type", msg
 		} else if t != "mooncake_trace" {
 			return nil, "type", fmt.Sprintf("%q in a mooncake_trace row (want \"mooncake_trace\" or no type)", t)
@@ -80,7 +75,7 @@ func parseMooncake(b []byte, size int) (r *traceRow, field, msg string) {
 	raws := []json.RawMessage{l.InputLength, l.TextInput, l.Messages, l.Payload}
 	var given []string
 	for i, raw := range raws {
-		if !traceAbsent(raw) {
+		if !isNull(raw) {
 			given = append(given, mooncakeInputs[i])
 		}
 	}
@@ -102,20 +97,20 @@ func parseMooncake(b []byte, size int) (r *traceRow, field, msg string) {
 
 // mooncakeInput decodes the row's one input field, hash_ids and tools.
 func (r *traceRow) mooncakeInput(l *mooncakeLine, size int) (field, msg string) {
-	if !traceAbsent(l.HashIDs) && traceAbsent(l.InputLength) {
+	if !isNull(l.HashIDs) && isNull(l.InputLength) {
 		return "hash_ids", "only allowed with input_length, not with text_input, messages or payload"
 	}
-	if !traceAbsent(l.Tools) && traceAbsent(l.Messages) {
+	if !isNull(l.Tools) && isNull(l.Messages) {
 		return "tools", "only allowed with messages"
 	}
 	switch {
-	case !traceAbsent(l.InputLength):
+	case !isNull(l.InputLength):
 		r.input = traceSynthetic
-		if r.inputLength, msg = traceInt(l.InputLength); msg != "" {
+		if r.inputLength, msg = decodeInt(l.InputLength, voiceWant); msg != "" {
 			return "input_length", msg
 		}
-		if !traceAbsent(l.HashIDs) {
-			if r.hashIDs, msg = traceInts(l.HashIDs); msg != "" {
+		if !isNull(l.HashIDs) {
+			if r.hashIDs, msg = decodeInts(l.HashIDs, voiceWant); msg != "" {
 				return "hash_ids", msg
 			}
 		}
@@ -126,15 +121,15 @@ func (r *traceRow) mooncakeInput(l *mooncakeLine, size int) (field, msg string) 
 		} else if r.inputLength <= 0 {
 			return "input_length", fmt.Sprintf("must be > 0, got %d", r.inputLength)
 		}
-	case !traceAbsent(l.TextInput):
+	case !isNull(l.TextInput):
 		r.input = traceText
-		if r.text, msg = traceStr(l.TextInput); msg != "" {
+		if r.text, msg = decodeString(l.TextInput, voiceWant); msg != "" {
 			return "text_input", msg
 		}
-	case !traceAbsent(l.Messages):
+	case !isNull(l.Messages):
 		r.input = traceMessages
-		var objs []map[string]json.RawMessage
-		if r.messages, objs, msg = traceObjects(l.Messages); msg != "" {
+		var objs []jsonObject
+		if r.messages, objs, msg = decodeObjects(l.Messages, voiceWant); msg != "" {
 			return "messages", msg
 		}
 		for i, m := range objs {
@@ -142,14 +137,14 @@ func (r *traceRow) mooncakeInput(l *mooncakeLine, size int) (field, msg string) 
 				return "messages", fmt.Sprintf("element %d has no \"role\"", i)
 			}
 		}
-		if !traceAbsent(l.Tools) {
-			if r.tools, _, msg = traceObjects(l.Tools); msg != "" {
+		if !isNull(l.Tools) {
+			if r.tools, _, msg = decodeObjects(l.Tools, voiceWant); msg != "" {
 				return "tools", msg
 			}
 		}
 	default:
 		r.input = tracePayload
-		if r.payload, msg = traceObject(l.Payload, true); msg != "" {
+		if r.payload, msg = decodeObject(l.Payload, voiceWant, true); msg != "" {
 			return "payload", msg
 		}
 	}
@@ -158,8 +153,8 @@ func (r *traceRow) mooncakeInput(l *mooncakeLine, size int) (field, msg string) 
 
 // mooncakeSettings decodes the fields besides the input.
 func (r *traceRow) mooncakeSettings(l *mooncakeLine) (field, msg string) {
-	if !traceAbsent(l.OutputLength) {
-		if r.outputLength, msg = traceInt(l.OutputLength); msg != "" {
+	if !isNull(l.OutputLength) {
+		if r.outputLength, msg = decodeInt(l.OutputLength, voiceWant); msg != "" {
 			return "output_length", msg
 		}
 		if r.outputLength < 0 {
@@ -173,10 +168,10 @@ func (r *traceRow) mooncakeSettings(l *mooncakeLine) (field, msg string) {
 		v    *float64
 		has  *bool
 	}{{"timestamp", l.Timestamp, &r.timestamp, &r.hasTimestamp}, {"delay", l.Delay, &r.delay, &r.hasDelay}} {
-		if traceAbsent(f.raw) {
+		if isNull(f.raw) {
 			continue
 		}
-		if *f.v, msg = traceNum(f.raw); msg != "" {
+		if *f.v, msg = decodeNumber(f.raw, voiceWant); msg != "" {
 			return f.name, msg
 		}
 		if *f.v < 0 {
@@ -184,14 +179,14 @@ func (r *traceRow) mooncakeSettings(l *mooncakeLine) (field, msg string) {
 		}
 		*f.has = true
 	}
-	if !traceAbsent(l.SessionID) {
-		if r.session, msg = traceStr(l.SessionID); msg != "" {
+	if !isNull(l.SessionID) {
+		if r.session, msg = decodeString(l.SessionID, voiceWant); msg != "" {
 			return "session_id", msg
 		}
 	}
-	var extraKeys map[string]json.RawMessage
-	if !traceAbsent(l.Extra) {
-		if r.extra, msg = traceObject(l.Extra, false); msg != "" {
+	var extraKeys jsonObject
+	if !isNull(l.Extra) {
+		if r.extra, msg = decodeObject(l.Extra, voiceWant, false); msg != "" {
 			return "extra", msg
 		}
 		if r.input == tracePayload {
@@ -199,8 +194,8 @@ func (r *traceRow) mooncakeSettings(l *mooncakeLine) (field, msg string) {
 		}
 		_ = json.Unmarshal(r.extra, &extraKeys)
 	}
-	if !traceAbsent(l.MessageMode) {
-		mode, msg := traceStr(l.MessageMode)
+	if !isNull(l.MessageMode) {
+		mode, msg := decodeString(l.MessageMode, voiceWant)
 		switch {
 		case msg != "":
 			return "message_mode", msg
@@ -218,42 +213,16 @@ func (r *traceRow) mooncakeSettings(l *mooncakeLine) (field, msg string) {
 
 // loadMooncake reads a mooncake_trace file.
 func loadMooncake(ctx context.Context, o *Options) (*dataset.Dataset, error) {
-	size := o.BlockSize
-	if size <= 0 {
-		size = mooncakeBlockSize
-	}
-	f, err := os.Open(o.Path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	errs := newTraceErrs(o)
-	var rows []*traceRow
-	total := 0
-	err = traceScan(ctx, f, errs, func(line int, b []byte) {
-		total++
+	size := traceBlockSize(o, mooncakeBlockSize)
+	errs := newBadLines(o)
+	rows, total, err := readTraceRows(ctx, o, errs, func(b []byte) (*traceRow, *traceRow, string, string) {
 		r, field, msg := parseMooncake(b, size)
-		if msg != "" {
-			errs.add(line, field, msg)
-			return
-		}
-		r.line = line
-		if traceKeep(o, r) {
-			rows = append(rows, r)
-		}
+		return r, r, field, msg
 	})
 	if err != nil {
 		return nil, err
 	}
-	sessions := groupMooncake(rows, errs)
-	timed := traceSchedule(o, sessions, errs)
-	if err := errs.err(); err != nil {
-		return nil, err
-	}
-	if len(sessions) == 0 {
-		return nil, traceEmpty(o, total)
-	}
-	return traceBuild(ctx, o, sessions, size, timed)
+	return traceFinish(ctx, o, groupMooncake(rows, errs), errs, total, size)
 }
 
 // mooncakeClass is what a session's rows must agree on.
@@ -290,8 +259,8 @@ var mooncakeModes = [...]string{
 // rows sharing a session_id form one session, in file order; any other row
 // is its own session. A row whose class differs from its session's first
 // row goes to errs.
-func groupMooncake(rows []*traceRow, errs *traceErrs) []traceSession {
-	names := traceNames{taken: make(map[string]bool)}
+func groupMooncake(rows []*traceRow, errs *badLines) []traceSession {
+	names := sessionNamer{taken: make(map[string]bool)}
 	for _, r := range rows {
 		if r.session != "" {
 			names.taken[r.session] = true
@@ -312,7 +281,7 @@ func groupMooncake(rows []*traceRow, errs *traceErrs) []traceSession {
 		}
 		s := &sessions[i]
 		if first := s.rows[0]; first.mooncakeClass() != r.mooncakeClass() {
-			errs.add(r.line, "session_id", fmt.Sprintf("session %q mixes %s rows with %s rows (line %d); each session must use one kind",
+			errs.addRow(r.line, "session_id", fmt.Sprintf("session %q mixes %s rows with %s rows (line %d); each session must use one kind",
 				r.session, r.mooncakeClass(), first.mooncakeClass(), first.line))
 			continue
 		}

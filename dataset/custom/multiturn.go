@@ -22,15 +22,7 @@ var multiTurnFormat = format{
 // detectMultiTurn accepts a file whose first record says "type":
 // "multi_turn", or, with no type, has "turns".
 func detectMultiTurn(path string) bool {
-	obj, ok := firstJSONObject(path)
-	if !ok {
-		return false
-	}
-	if obj.has("type") {
-		t, _, _ := obj.getString("", "type")
-		return t == "multi_turn"
-	}
-	return obj.has("turns")
+	return detectRecord(path, "multi_turn", func(obj jsonObject) bool { return obj.has("turns") })
 }
 
 // multiRecord is one parsed multi_turn line.
@@ -46,10 +38,9 @@ type multiRecord struct {
 // per-request settings becomes the conversation's SystemPrompt (its texts
 // joined with "\n"), unless it is the conversation's only turn.
 func loadMultiTurn(ctx context.Context, o *Options) (*dataset.Dataset, error) {
-	bad := &badLines{max: o.MaxErrors}
 	var files mediaFiles
 	var recs []multiRecord
-	n, err := readRecords(ctx, o.Path, bad, func(line int, obj jsonObject) *LineError {
+	bad, err := readTurnFile(ctx, o, func(line int, obj jsonObject) *LineError {
 		rec, lerr := parseMultiRecord(obj, line, &files)
 		if lerr == nil {
 			recs = append(recs, rec)
@@ -59,19 +50,13 @@ func loadMultiTurn(ctx context.Context, o *Options) (*dataset.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n == 0 {
-		return nil, errBlankFile
-	}
-	if err := bad.err(); err != nil {
-		return nil, err
-	}
 	convs := groupMultiRecords(recs)
 	prompts := make([]string, len(convs))
 	for i := range convs {
 		prompts[i] = hoistSystemTurn(&convs[i])
 	}
-	timed := checkSchedule(o.Path, convs, o.IgnoreDelays, bad)
-	if err := bad.err(); err != nil {
+	timed, err := checkSchedule(o, convs, bad)
+	if err != nil {
 		return nil, err
 	}
 	out := newTurnMaker(o).conversations(convs, dataset.DeltasWithoutResponses)
@@ -124,7 +109,8 @@ func parseMultiRecord(obj jsonObject, line int, files *mediaFiles) (multiRecord,
 }
 
 // groupMultiRecords joins records by session_id, placed where the id first
-// appears; records without an id get a generated one.
+// appears, in file order; records without an id get a generated one that
+// no record uses.
 func groupMultiRecords(recs []multiRecord) []rowConv {
 	names := sessionNamer{taken: make(map[string]bool)}
 	for _, r := range recs {

@@ -125,7 +125,7 @@ func readPools(ctx context.Context, o *Options) ([]*entryPool, error) {
 			return nil, fmt.Errorf("prompt batch size %d applies to a single pool file, not a directory of pools", o.BatchSize)
 		}
 	}
-	bad := &badLines{max: o.MaxErrors}
+	bad := newBadLines(o)
 	var files mediaFiles
 	counts := make([]int, len(pools))
 	for i, p := range pools {

@@ -18,15 +18,9 @@ var singleTurnFormat = format{
 // detectSingleTurn accepts a file whose first record says "type":
 // "single_turn", or, with no type, has a content field and no "turns".
 func detectSingleTurn(path string) bool {
-	obj, ok := firstJSONObject(path)
-	if !ok {
-		return false
-	}
-	if obj.has("type") {
-		t, _, _ := obj.getString("", "type")
-		return t == "single_turn"
-	}
-	return !obj.has("turns") && hasModality(obj)
+	return detectRecord(path, "single_turn", func(obj jsonObject) bool {
+		return !obj.has("turns") && hasModality(obj)
+	})
 }
 
 // loadSingleTurn reads the file: each record becomes a turn; records with
@@ -36,10 +30,9 @@ func detectSingleTurn(path string) bool {
 // self-contained turns: each record is sent as written, with no history
 // and no earlier replies.
 func loadSingleTurn(ctx context.Context, o *Options) (*dataset.Dataset, error) {
-	bad := &badLines{max: o.MaxErrors}
 	var files mediaFiles
 	var rows []*turnRow
-	n, err := readRecords(ctx, o.Path, bad, func(line int, obj jsonObject) *LineError {
+	bad, err := readTurnFile(ctx, o, func(line int, obj jsonObject) *LineError {
 		r, lerr := parseTurnRow(obj, "", rowSingleTurn, "", &files)
 		if lerr != nil {
 			return lerr
@@ -51,15 +44,9 @@ func loadSingleTurn(ctx context.Context, o *Options) (*dataset.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n == 0 {
-		return nil, errBlankFile
-	}
-	if err := bad.err(); err != nil {
-		return nil, err
-	}
 	convs := groupSessions(rows)
-	timed := checkSchedule(o.Path, convs, o.IgnoreDelays, bad)
-	if err := bad.err(); err != nil {
+	timed, err := checkSchedule(o, convs, bad)
+	if err != nil {
 		return nil, err
 	}
 	out := newTurnMaker(o).conversations(convs, "")
@@ -74,25 +61,9 @@ func loadSingleTurn(ctx context.Context, o *Options) (*dataset.Dataset, error) {
 // groupSessions makes one conversation per session_id, placed where the id
 // first appears, and one per row without an id, in file order.
 func groupSessions(rows []*turnRow) []rowConv {
-	names := sessionNamer{taken: make(map[string]bool)}
-	for _, r := range rows {
-		if r.hasSessionID {
-			names.taken[r.sessionID] = true
-		}
+	recs := make([]multiRecord, len(rows))
+	for i, r := range rows {
+		recs[i] = multiRecord{id: r.sessionID, hasID: r.hasSessionID, rows: []*turnRow{r}}
 	}
-	var convs []rowConv
-	at := make(map[string]int)
-	for _, r := range rows {
-		if !r.hasSessionID {
-			convs = append(convs, rowConv{id: names.name(), rows: []*turnRow{r}})
-			continue
-		}
-		if i, ok := at[r.sessionID]; ok {
-			convs[i].rows = append(convs[i].rows, r)
-			continue
-		}
-		at[r.sessionID] = len(convs)
-		convs = append(convs, rowConv{id: r.sessionID, rows: []*turnRow{r}})
-	}
-	return convs
+	return groupMultiRecords(recs)
 }

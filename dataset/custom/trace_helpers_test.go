@@ -3,9 +3,6 @@ package custom
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,19 +12,10 @@ import (
 	"github.com/aiperf-go/aiperf/tokenizer"
 )
 
-// The -update flag is shared with the other test files of the package:
-// whichever registers it first, the others look it up.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files in testdata")
-	}
-}
+// Older names the trace tests use for the package's shared pieces.
+const traceMaxLine = maxLineBytes
 
-// traceUpdate tells whether -update was given.
-func traceUpdate() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+type traceErrs = badLines
 
 // traceTok returns the builtin tokenizer.
 func traceTok(t testing.TB) tokenizer.Tokenizer {
@@ -50,15 +38,10 @@ func traceOptions(t testing.TB, path, typ string) Options {
 	return Options{Path: path, Type: typ, Corpus: corpus, Models: []string{"model-a", "model-b"}, Seed: 7}
 }
 
-// writeTrace writes content to name in a fresh temporary directory and
-// returns its path.
+// writeTrace is writeJSONL, for trace files.
 func writeTrace(t testing.TB, name, content string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return writeJSONL(t, name, content)
 }
 
 // loadTrace loads content written to name with type typ and the option
@@ -82,14 +65,10 @@ func mustTrace(t testing.TB, name, typ, content string, set func(*Options)) *dat
 	return d
 }
 
-// traceFileError returns the *FileError in err's chain or fails the test.
+// traceFileError is fileError.
 func traceFileError(t testing.TB, err error) *FileError {
 	t.Helper()
-	var fe *FileError
-	if !errors.As(err, &fe) {
-		t.Fatalf("error %v: want a *FileError", err)
-	}
-	return fe
+	return fileError(t, err)
 }
 
 // badLine is an expected LineError: its line, field and a part of its
@@ -115,21 +94,17 @@ func checkBad(t *testing.T, err error, want ...badLine) {
 	}
 }
 
-// traceJSON renders d for golden files and comparisons.
+// traceJSON is datasetJSON.
 func traceJSON(t testing.TB, d *dataset.Dataset) []byte {
 	t.Helper()
-	b, err := json.MarshalIndent(d, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(b, '\n')
+	return datasetJSON(t, d)
 }
 
 // traceGolden compares got with testdata/trace/<name>; -update rewrites it.
 func traceGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", "trace", name)
-	if traceUpdate() {
+	if jsonlUpdate() {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -4,20 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
-	"math/rand/v2"
 
 	"github.com/aiperf-go/aiperf/dataset"
 )
-
-// traceRand returns the generator of one named stream of seed: PCG seeded
-// with (seed, FNV-1a of stream). The same seed and name always give the
-// same values; different names give independent streams.
-func traceRand(seed uint64, stream string) *rand.Rand {
-	h := fnv.New64a()
-	h.Write([]byte(stream))
-	return rand.New(rand.NewPCG(seed, h.Sum64()))
-}
 
 // traceInput says what a trace row sends.
 type traceInput int
@@ -75,6 +64,50 @@ func traceKeep(o *Options, r *traceRow) bool {
 	return o.MaxISL <= 0 || r.input != traceSynthetic || r.inputLength <= o.MaxISL
 }
 
+// traceBlockSize returns the hash block size of o: Options.BlockSize, or
+// def, the format's own, when that is not set.
+func traceBlockSize(o *Options, def int) int {
+	if o.BlockSize > 0 {
+		return o.BlockSize
+	}
+	return def
+}
+
+// readTraceRows reads the JSONL trace at o.Path and parses each non-blank
+// line with parse, which returns the row, its common part and, for a bad
+// line, the bad field ("" for the whole line) and what is wrong. Rows that
+// pass traceKeep are returned in file order with their line set; bad lines
+// go to errs. total counts the non-blank lines. The error is a read error
+// or ctx's.
+func readTraceRows[R any](ctx context.Context, o *Options, errs *badLines, parse func(b []byte) (R, *traceRow, string, string)) (rows []R, total int, err error) {
+	total, err = scanFile(ctx, o.Path, errs, func(line int, b []byte) {
+		r, common, field, msg := parse(b)
+		if msg != "" {
+			errs.addRow(line, field, msg)
+			return
+		}
+		common.line = line
+		if traceKeep(o, common) {
+			rows = append(rows, r)
+		}
+	})
+	return rows, total, err
+}
+
+// traceFinish ends every trace load: it applies the fixed-schedule rule,
+// returns the *FileError of every bad line found, explains a trace with no
+// rows left, and builds the dataset with hash block size blockSize.
+func traceFinish(ctx context.Context, o *Options, sessions []traceSession, errs *badLines, total, blockSize int) (*dataset.Dataset, error) {
+	timed := traceSchedule(o, sessions, errs)
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	if len(sessions) == 0 {
+		return nil, traceEmpty(o, total)
+	}
+	return traceBuild(ctx, o, sessions, blockSize, timed)
+}
+
 // traceEmpty explains a trace with no rows to send: the file has none, or
 // the filters dropped them all.
 func traceEmpty(o *Options, rows int) error {
@@ -89,7 +122,7 @@ func traceEmpty(o *Options, rows int) error {
 // and then every session's first row needs one; when it is not, a timestamp
 // would be ignored, so one is an error too. With IgnoreDelays nothing is
 // timed and nothing is checked.
-func traceSchedule(o *Options, sessions []traceSession, errs *traceErrs) bool {
+func traceSchedule(o *Options, sessions []traceSession, errs *badLines) bool {
 	if o.IgnoreDelays || len(sessions) == 0 {
 		return false
 	}
@@ -110,25 +143,14 @@ func traceSchedule(o *Options, sessions []traceSession, errs *traceErrs) bool {
 			}
 		}
 	}
-	sortRowsByLine(bad)
 	for _, r := range bad {
 		if timed {
-			errs.add(r.line, "timestamp", "missing: the first row has a timestamp, so the trace replays on a fixed schedule and every session's first row needs one")
+			errs.addRow(r.line, "timestamp", "missing: the first row has a timestamp, so the trace replays on a fixed schedule and every session's first row needs one")
 		} else {
-			errs.add(r.line, "timestamp", "the first row has no timestamp, so timestamps would be ignored: give the first row one for a fixed schedule, or use delay")
+			errs.addRow(r.line, "timestamp", "the first row has no timestamp, so timestamps would be ignored: give the first row one for a fixed schedule, or use delay")
 		}
 	}
 	return timed
-}
-
-// sortRowsByLine sorts rows by line (insertion sort: the lists are short
-// and nearly sorted).
-func sortRowsByLine(rows []*traceRow) {
-	for i := 1; i < len(rows); i++ {
-		for j := i; j > 0 && rows[j].line < rows[j-1].line; j-- {
-			rows[j], rows[j-1] = rows[j-1], rows[j]
-		}
-	}
 }
 
 // traceBuild turns validated, filtered, grouped rows into the dataset. It
@@ -156,8 +178,8 @@ func traceBuild(ctx context.Context, o *Options, sessions []traceSession, blockS
 	if err := p.run(ctx); err != nil {
 		return nil, err
 	}
-	models := newModelPicker(o, traceRand(o.Seed, streamTraceModel))
-	osl := traceRand(o.Seed, streamTraceOSL)
+	models := newModelPicker(o, seededPCG(o.Seed, streamTraceModel))
+	osl := seededPCG(o.Seed, streamTraceOSL)
 	convs := make([]dataset.Conversation, len(sessions))
 	for i, s := range sessions {
 		c := dataset.Conversation{SessionID: s.id, ContextMode: s.mode, Turns: make([]dataset.Turn, len(s.rows))}
@@ -194,22 +216,4 @@ func traceBuild(ctx context.Context, o *Options, sessions []traceSession, blockS
 		convs[i] = c
 	}
 	return &dataset.Dataset{Conversations: convs, Sampling: dataset.SamplingSequential, Timed: timed}, nil
-}
-
-// traceNames generates the session ids of rows that name none:
-// session_000000, session_000001, …, skipping ids the file uses.
-type traceNames struct {
-	taken map[string]bool
-	next  int
-}
-
-// name returns the next free generated id.
-func (n *traceNames) name() string {
-	for {
-		id := fmt.Sprintf("session_%06d", n.next)
-		n.next++
-		if !n.taken[id] {
-			return id
-		}
-	}
 }

@@ -2,6 +2,7 @@ package custom
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -109,15 +110,46 @@ func (m *turnMaker) turn(r *turnRow) dataset.Turn {
 	return t
 }
 
+// detectRecord is the detector of a record format: it accepts a file whose
+// first record says "type": typ or, with no type, satisfies untyped.
+func detectRecord(path, typ string, untyped func(jsonObject) bool) bool {
+	obj, ok := firstJSONObject(path)
+	if !ok {
+		return false
+	}
+	if obj.has("type") {
+		t, _, _ := obj.getString("", "type")
+		return t == typ
+	}
+	return untyped(obj)
+}
+
+// readTurnFile reads the JSONL file of a single_turn or multi_turn load
+// with readRecords, calling fn with each record. It returns the load's
+// collector, or an error: the file's, errBlankFile, or the *FileError of
+// its bad lines.
+func readTurnFile(ctx context.Context, o *Options, fn func(line int, obj jsonObject) *LineError) (*badLines, error) {
+	bad := newBadLines(o)
+	n, err := readRecords(ctx, o.Path, bad, fn)
+	switch {
+	case err != nil:
+		return nil, err
+	case n == 0:
+		return nil, errBlankFile
+	}
+	return bad, bad.err()
+}
+
 // checkSchedule applies the fixed-schedule rule of §4.2 and returns whether
 // the dataset is timed: it is when its first record has a timestamp, and
 // then the first turn of every conversation needs one; when it is not,
-// a timestamp anywhere would be ignored, so it is an error too. Bad rows go
-// to bad in line order. With ignore (--ignore-trace-delays) nothing is timed
-// and nothing is checked.
-func checkSchedule(file string, convs []rowConv, ignore bool, bad *badLines) bool {
-	if ignore || len(convs) == 0 || len(convs[0].rows) == 0 {
-		return false
+// a timestamp anywhere would be ignored, so it is an error too. The error
+// is the *FileError of the rows that break it (and of bad's earlier lines).
+// With Options.IgnoreDelays (--ignore-trace-delays) nothing is timed and
+// nothing is checked.
+func checkSchedule(o *Options, convs []rowConv, bad *badLines) (bool, error) {
+	if o.IgnoreDelays || len(convs) == 0 || len(convs[0].rows) == 0 {
+		return false, bad.err()
 	}
 	timed := convs[0].rows[0].hasTimestamp
 	type flaw struct {
@@ -135,11 +167,10 @@ func checkSchedule(file string, convs []rowConv, ignore bool, bad *badLines) boo
 			}
 		}
 	}
-	slices.SortStableFunc(flaws, func(a, b flaw) int { return cmp.Compare(a.r.line, b.r.line) })
 	for _, f := range flaws {
-		bad.add(file, f.r.line, &LineError{Field: f.r.pre + "timestamp", Msg: f.msg})
+		bad.addRow(f.r.line, f.r.pre+"timestamp", f.msg)
 	}
-	return timed
+	return timed, bad.err()
 }
 
 // sessionNamer generates the session ids of conversations whose records
