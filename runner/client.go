@@ -59,9 +59,10 @@ func newTransport(maxConns int) *http.Transport {
 		ForceAttemptHTTP2:   false,
 		TLSHandshakeTimeout: 30 * time.Second,
 		// Per-connection buffers cost memory times the concurrency (10,000
-		// streams = 10,000 connections); 4 KiB holds many SSE events, and a
-		// larger prompt is written in a few system calls.
-		WriteBufferSize: 4 << 10,
+		// streams = 10,000 connections): 4 KiB reads hold many SSE events,
+		// and requests go out in 1 KiB writes (a long prompt takes a few
+		// more system calls, once per request).
+		WriteBufferSize: 1 << 10,
 		ReadBufferSize:  4 << 10,
 	}
 }

@@ -31,7 +31,7 @@ var (
 const DefaultMaxMessage = 16 << 20
 
 const (
-	initialBuf = 4 << 10
+	initialBuf = 1 << 10
 	// maxEmptyReads bounds reads returning (0, nil), as bufio does, so a
 	// misbehaving reader cannot make Next spin forever.
 	maxEmptyReads = 100
