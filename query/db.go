@@ -5,9 +5,11 @@
 // the workloads and run_summary views. The schema is documented, with its
 // version, in docs/schema.md.
 //
-// Records are loaded by DuckDB's own JSON reader from a local file, never
-// row by row from Go: ingest speed is bounded by JSON parsing, not by the
-// driver.
+// Records are decoded in Go, on parallel goroutines, and inserted in file
+// order by an INSERT that reads them through a table function, faster than
+// DuckDB's own JSON reader, whose transformation of the nested metric
+// objects is slow; records with long chunk-latency lists, whose storage
+// dominates, still load with the JSON reader (BENCHMARKS.md, issue 4).
 package query
 
 import (
@@ -16,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
 )
@@ -28,6 +31,11 @@ var ErrSchemaVersion = errors.New("unknown schema version")
 // for concurrent use, but ingests of the same run must not run concurrently.
 type DB struct {
 	db *sql.DB
+	// mu guards loading, the number of record loads running, and threads,
+	// the DuckDB threads setting they restore (oneThread).
+	mu      sync.Mutex
+	loading int
+	threads int64
 }
 
 // Open opens the DuckDB database file at path, creating it when it does not
@@ -44,7 +52,22 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sdb.Close()
 		return nil, fmt.Errorf("open %q: %w", path, err)
 	}
+	if err := db.register(ctx); err != nil {
+		sdb.Close()
+		return nil, fmt.Errorf("open %q: %w", path, err)
+	}
 	return db, nil
+}
+
+// register adds the package's table functions to the database (they are
+// not stored in it).
+func (db *DB) register(ctx context.Context) error {
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return registerRecordTable(conn)
 }
 
 // Close closes the database; queries in flight fail.

@@ -58,7 +58,7 @@ func (db *DB) replaceRun(ctx context.Context, p *loadPlan) (int64, error) {
 	var n int64
 	switch {
 	case len(p.records) > 0:
-		n, err = insertJSONL(ctx, tx, id, p.records)
+		n, err = db.insertRecords(ctx, tx, id, p.records)
 	case p.csv != "":
 		n, err = insertCSV(ctx, tx, id, p.csv)
 	}
@@ -66,12 +66,16 @@ func (db *DB) replaceRun(ctx context.Context, p *loadPlan) (int64, error) {
 		return 0, err
 	}
 	// A run without a manifest has no times of its own: take them from
-	// its records.
-	_, err = tx.ExecContext(ctx, `
+	// its records (a scan of them, spared when the times are known).
+	if p.run.Start.IsZero() || p.run.End.IsZero() {
+		_, err = tx.ExecContext(ctx, `
 		UPDATE runs SET records = ?,
 			start_time = coalesce(start_time, (SELECT make_timestamp(min(request_start_ns) // 1000) FROM requests WHERE run_id = ?)),
 			end_time   = coalesce(end_time,   (SELECT make_timestamp(max(request_end_ns) // 1000) FROM requests WHERE run_id = ?))
 		WHERE run_id = ?`, n, id, id, id)
+	} else {
+		_, err = tx.ExecContext(ctx, `UPDATE runs SET records = ? WHERE run_id = ?`, n, id)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("update run: %w", err)
 	}
