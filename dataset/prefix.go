@@ -11,23 +11,5 @@ import "slices"
 // that n <= 0 then yields "" through the loop rather than at once.
 func (c *Corpus) promptWithPrefix(prefix []int, start, n int) (string, int) {
 	n = max(n, 0)
-	target := len(prefix) + n
-	ids := append(slices.Clone(prefix), c.window(start, n)...)
-	next := (start + n) % len(c.ids)
-	text := c.tok.Decode(ids)
-	for range maxFixups {
-		ids = c.tok.Encode(text)
-		switch {
-		case len(ids) == target:
-			return text, target
-		case len(ids) > target:
-			ids = ids[:target]
-		default:
-			more := target - len(ids)
-			ids = append(ids, c.window(next, more)...)
-			next = (next + more) % len(c.ids)
-		}
-		text = c.tok.Decode(ids)
-	}
-	return text, c.tok.Count(text)
+	return c.fixUp(append(slices.Clone(prefix), c.window(start, n)...), (start+n)%len(c.ids))
 }

@@ -31,18 +31,25 @@ func (c *Corpus) promptAt(start, n int) (string, int) {
 	if n <= 0 {
 		return "", 0
 	}
-	ids := c.window(start, n)
-	next := (start + n) % len(c.ids)
+	return c.fixUp(c.window(start, n), (start+n)%len(c.ids))
+}
+
+// fixUp decodes ids and, up to maxFixups times, re-encodes the text and
+// trims the excess ids from the end or tops up with corpus ids from next,
+// until the text encodes to exactly len(ids) tokens. It returns the last
+// text and its true count.
+func (c *Corpus) fixUp(ids []int, next int) (string, int) {
+	target := len(ids)
 	text := c.tok.Decode(ids)
 	for range maxFixups {
 		ids = c.tok.Encode(text)
 		switch {
-		case len(ids) == n:
-			return text, n
-		case len(ids) > n:
-			ids = ids[:n]
+		case len(ids) == target:
+			return text, target
+		case len(ids) > target:
+			ids = ids[:target]
 		default:
-			more := n - len(ids)
+			more := target - len(ids)
 			ids = append(ids, c.window(next, more)...)
 			next = (next + more) % len(c.ids)
 		}

@@ -21,7 +21,7 @@ func (r *run) phaseSpecs() ([]*phaseSpec, error) {
 			sessions: cfg.NumWarmupSessions, grace: cfg.WarmupGracePeriod,
 			concurrency:     pick(cfg.WarmupConcurrency, cfg.EffectiveConcurrency()),
 			prefill:         pick(cfg.WarmupPrefillConcurrency, cfg.PrefillConcurrency),
-			rate:            pickf(cfg.WarmupRequestRate, cfg.RequestRate),
+			rate:            pick(cfg.WarmupRequestRate, cfg.RequestRate),
 			concurrencyRamp: cfg.WarmupConcurrencyRamp, prefillRamp: cfg.WarmupPrefillConcurrencyRamp,
 			rateRamp: cfg.WarmupRequestRateRamp,
 		}
@@ -73,15 +73,7 @@ func (r *run) setIntervals(s *phaseSpec, pattern string) error {
 }
 
 // pick returns v when set (> 0), else def.
-func pick(v, def int) int {
-	if v > 0 {
-		return v
-	}
-	return def
-}
-
-// pickf is pick for rates.
-func pickf(v, def float64) float64 {
+func pick[T int | float64](v, def T) T {
 	if v > 0 {
 		return v
 	}

@@ -90,7 +90,7 @@ type run struct {
 	// depends on live replies and is built at send time.
 	payloads [][][]byte
 	// storedOpts build the payloads inputs.json stores: secret extra inputs
-	// redacted.
+	// redacted; epOpts itself when there is none.
 	storedOpts *endpoint.Options
 	sessions   sessionCounter
 	// hooks wraps the transport for sticky sessions; nil otherwise.

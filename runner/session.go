@@ -171,11 +171,16 @@ func (r *run) storedPayloads(conv int) ([][]byte, error) {
 	out := make([][]byte, len(c.Turns))
 	var history []json.RawMessage
 	for ti := range c.Turns {
-		p, err := r.ep.Request(c, ti, history, r.storedOpts)
-		if err != nil {
-			return nil, fmt.Errorf("payload for %s turn %d: %w", c.SessionID, ti, err)
+		// A prebuilt body is the stored one unless secrets are redacted.
+		if ps := r.payloads[conv]; r.storedOpts == r.epOpts && ps != nil && ps[ti] != nil {
+			out[ti] = ps[ti]
+		} else {
+			p, err := r.ep.Request(c, ti, history, r.storedOpts)
+			if err != nil {
+				return nil, fmt.Errorf("payload for %s turn %d: %w", c.SessionID, ti, err)
+			}
+			out[ti] = p
 		}
-		out[ti] = p
 		if acc {
 			history = append(history, r.ep.UserMessage(&c.Turns[ti]))
 		}

@@ -107,9 +107,12 @@ func (r *run) buildDataset(ctx context.Context, tok tokenizer.Tokenizer) error {
 		return fmt.Errorf("extra inputs: %w", err)
 	}
 	r.epOpts = &endpoint.Options{Streaming: r.cfg.Streaming, LegacyMaxTokens: r.cfg.UseLegacyMaxTokens, Extra: extra}
-	stored := *r.epOpts
-	stored.Extra, _ = redactFields(extra)
-	r.storedOpts = &stored
+	r.storedOpts = r.epOpts
+	if redacted, secret := redactFields(extra); secret {
+		stored := *r.epOpts
+		stored.Extra = redacted
+		r.storedOpts = &stored
+	}
 	if err := r.prebuildPayloads(); err != nil {
 		return err
 	}

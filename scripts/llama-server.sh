@@ -240,19 +240,9 @@ server_pid() {
 # recorded_port: the port the running server was started on (AIPERF_LLAMA_PORT at start time).
 recorded_port() { cat "$RUN/llama-server.port" 2>/dev/null || echo "$PORT"; }
 
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-# http_status PORT PATH: prints the status code of GET PATH, or nothing on failure.
-http_status() {
-	(
-		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 0
-		printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nConnection: close\r\n\r\n' "$2" "$1" >&3
-		local line=
-		IFS= read -r -t 5 line <&3 || true
-		line=${line#HTTP/1.? }
-		echo "${line%% *}"
-	) 2>/dev/null
-}
+# port_open and http_status.
+# shellcheck source=lib/net.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/net.sh"
 
 fail_start() {
 	log "error: llama-server $1; last lines of $RUN/llama-server.log:"
