@@ -57,6 +57,9 @@ func TestSingleTurnFile(t *testing.T) {
 	runOK(t, cfg)
 
 	recs := readRecords(t, cfg.ArtifactDir)
+	// Records are written as their metrics are computed, on several
+	// goroutines: order them as they were sent.
+	slices.SortFunc(recs, func(a, b jsonRecord) int { return a.Metadata.RequestNum - b.Metadata.RequestNum })
 	bodies := serverBodies(t, srv)
 	if len(recs) != 3 || len(bodies) != 3 {
 		t.Fatalf("%d records, %d requests, want 3", len(recs), len(bodies))
