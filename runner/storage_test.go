@@ -201,7 +201,9 @@ func killedRunContract(t *testing.T, cfg *Config, store *sink.Store, srv *mockse
 		if err != nil {
 			break
 		}
-		if !strings.Contains(obj.Key, "/records/") {
+		// Segments only: a kill can leave a driver's half-written temp
+		// file (fileblob's NAME.RANDOM.tmp), which readers skip too.
+		if !strings.Contains(obj.Key, "/records/") || !strings.HasSuffix(obj.Key, ".jsonl") {
 			continue
 		}
 		data, err := store.Bucket.ReadAll(ctx, obj.Key)
