@@ -25,6 +25,10 @@ type Turn struct {
 	Role string
 	// Texts are the prompt texts of the turn (more than one with batching).
 	Texts []string
+	// Lazy, when not nil, is the turn's one prompt text, produced only when
+	// a request is built (see LazyText); Texts is nil then. Readers go
+	// through Resolved.
+	Lazy LazyText `json:"-"`
 	// Query and Passages are the named texts of a rankings turn; Texts is
 	// empty then.
 	Query    string
@@ -61,6 +65,42 @@ type Turn struct {
 	// raw_payload); nil for none. Model, streaming and extras are not
 	// applied to it.
 	Payload json.RawMessage
+}
+
+// LazyText is a prompt kept in a compact form, such as references to the
+// shared token blocks of a trace, and produced when a request is built: a
+// long trace's prompts need not all be in memory at once.
+type LazyText interface {
+	// Text returns the prompt: the same text on every call. It is safe for
+	// concurrent use.
+	Text() string
+	// Len returns the byte length of Text, or an estimate of it when
+	// knowing it exactly would mean producing the text.
+	Len() int
+}
+
+// Resolved returns t when it has no Lazy text, else a copy of t whose
+// Texts hold the produced text.
+func (t *Turn) Resolved() *Turn {
+	if t.Lazy == nil {
+		return t
+	}
+	c := *t
+	c.Texts, c.Lazy = []string{t.Lazy.Text()}, nil
+	return &c
+}
+
+// TextLen returns the byte length of the turn's prompt texts (estimated
+// for a Lazy text; see LazyText.Len).
+func (t *Turn) TextLen() int {
+	if t.Lazy != nil {
+		return t.Lazy.Len()
+	}
+	n := 0
+	for _, s := range t.Texts {
+		n += len(s)
+	}
+	return n
 }
 
 // Conversation is one session: a dataset id and its turns in order.

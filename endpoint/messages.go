@@ -35,6 +35,7 @@ func (e *Endpoint) UserMessage(t *dataset.Turn) json.RawMessage {
 		}
 		return b
 	}
+	t = t.Resolved()
 	b, err := appendTurnMessage(make([]byte, 0, 32+turnLen(t)), t)
 	if err != nil {
 		return nil

@@ -60,6 +60,8 @@ func (e *Endpoint) Payload(t *dataset.Turn, o *Options) ([]byte, error) {
 //	hf_tei_rankings: {"query":q,"texts":[p,…]}
 //	cohere_rankings: {"model":…,"query":q,"documents":[p,…]}
 //
+// A turn's Lazy text is produced here and sent as its one text.
+//
 // A turn with Payload is sent as that JSON, compacted, whatever the type:
 // nothing is added. Chat messages are described at chatMessages; tools are
 // the turn's Tools, or in accumulating modes those of the latest earlier turn
@@ -99,8 +101,10 @@ func (e *Endpoint) Request(c *dataset.Conversation, ti int, history []json.RawMe
 	return e.body(t, &cc, o)
 }
 
-// body builds the request body of t; cc is used by chat only.
+// body builds the request body of t, producing its Lazy text if it has
+// one; cc is used by chat only.
 func (e *Endpoint) body(t *dataset.Turn, cc *chatContext, o *Options) ([]byte, error) {
+	t = t.Resolved()
 	if t.Payload != nil {
 		b, err := appendCompact(make([]byte, 0, len(t.Payload)), t.Payload)
 		if err != nil {

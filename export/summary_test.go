@@ -3,6 +3,8 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -175,7 +177,7 @@ func TestWriteInputs(t *testing.T) {
 		{SessionID: "session_000001"},
 	}
 	var buf bytes.Buffer
-	if err := WriteInputs(&buf, sessions); err != nil {
+	if err := WriteInputs(&buf, len(sessions), sessionsOf(sessions)); err != nil {
 		t.Fatal(err)
 	}
 	want := `{
@@ -209,13 +211,73 @@ func TestWriteInputs(t *testing.T) {
 	}
 
 	buf.Reset()
-	if err := WriteInputs(&buf, nil); err != nil || buf.String() != "{\n  \"data\": []\n}" {
+	if err := WriteInputs(&buf, 0, nil); err != nil || buf.String() != "{\n  \"data\": []\n}" {
 		t.Errorf("empty: %q, %v", buf.String(), err)
 	}
 	bad := []SessionPayloads{{SessionID: "x", Payloads: []json.RawMessage{json.RawMessage(`{"a":`)}}}
 	buf.Reset()
-	if err := WriteInputs(&buf, bad); err == nil || buf.Len() != 0 {
-		t.Errorf("invalid payload: err %v, wrote %d bytes", err, buf.Len())
+	if err := WriteInputs(&buf, len(bad), sessionsOf(bad)); err == nil || !strings.Contains(err.Error(), `session "x" payload 0`) {
+		t.Errorf("invalid payload: err %v", err)
+	}
+	boom := errors.New("boom")
+	if err := WriteInputs(&buf, 1, func(int) (SessionPayloads, error) { return SessionPayloads{}, boom }); !errors.Is(err, boom) {
+		t.Errorf("session error: %v", err)
+	}
+}
+
+func sessionsOf(s []SessionPayloads) func(int) (SessionPayloads, error) {
+	return func(i int) (SessionPayloads, error) { return s[i], nil }
+}
+
+// countingWriter counts the writes it receives.
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
+}
+
+// TestWriteInputsStreams writes inputs.json larger than the flush size: it
+// arrives in several writes, each session asked for once and in order, and
+// equals what encoding/json's indenter lays out for the same data (these
+// payloads hold no floats nor characters where the two differ).
+func TestWriteInputsStreams(t *testing.T) {
+	type session struct {
+		SessionID string            `json:"session_id"`
+		Payloads  []json.RawMessage `json:"payloads"`
+	}
+	var all struct {
+		Data []session `json:"data"`
+	}
+	text := strings.Repeat("to be or not to be ", 50)
+	for i := range 3000 {
+		p := fmt.Sprintf(`{"messages":[{"role":"user","content":"%d %s"}],"model":"m","stream":true,"max_tokens":%d}`, i, text, i)
+		all.Data = append(all.Data, session{fmt.Sprintf("session_%06d", i), []json.RawMessage{json.RawMessage(p)}})
+	}
+	want, err := json.MarshalIndent(&all, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w countingWriter
+	next := 0
+	err = WriteInputs(&w, len(all.Data), func(i int) (SessionPayloads, error) {
+		if i != next {
+			t.Fatalf("asked for session %d, want %d", i, next)
+		}
+		next++
+		return SessionPayloads{SessionID: all.Data[i].SessionID, Payloads: all.Data[i].Payloads}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.String() != string(want) {
+		t.Fatalf("differs from encoding/json:\n%s", diffText(w.String(), string(want)))
+	}
+	if len(want) < 3*inputsFlush || w.writes < 3 {
+		t.Fatalf("%d bytes in %d writes: not streamed", len(want), w.writes)
 	}
 }
 

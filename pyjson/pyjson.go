@@ -6,6 +6,7 @@ package pyjson
 import (
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -149,4 +150,60 @@ func AppendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// Canonical reports whether lit, a JSON string literal with its quotes, is
+// exactly what AppendString writes for the string it decodes to: valid
+// UTF-8, and every escape in AppendString's form. Such a literal can be
+// copied where AppendString's output is wanted, without decoding it. lit
+// that is not a well-formed literal gives false.
+func Canonical(lit []byte) bool {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return false
+	}
+	s := lit[1 : len(lit)-1]
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			ascii = false
+		case c < 0x20 || c == '"':
+			return false
+		case c == '\\':
+			n := canonicalEscape(s[i:])
+			if n == 0 {
+				return false
+			}
+			i += n - 1
+		}
+	}
+	return ascii || utf8.Valid(s)
+}
+
+// canonicalEscape returns the length of the escape that opens s when it is
+// in AppendString's form, else 0.
+func canonicalEscape(s []byte) int {
+	if len(s) < 2 {
+		return 0
+	}
+	switch s[1] {
+	case '"', '\\', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		// \u00XX, lowercase, for a control character without a short form.
+		if len(s) < 6 || s[2] != '0' || s[3] != '0' || (s[4] != '0' && s[4] != '1') {
+			return 0
+		}
+		lo := strings.IndexByte(hexDigits, s[5])
+		if lo < 0 {
+			return 0
+		}
+		switch c := (s[4]-'0')<<4 | byte(lo); c {
+		case '\b', '\f', '\n', '\r', '\t':
+			return 0
+		}
+		return 6
+	}
+	return 0
 }

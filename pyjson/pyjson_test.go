@@ -163,3 +163,52 @@ func FuzzAppendString(f *testing.F) {
 		}
 	})
 }
+
+// TestCanonical checks literals in and out of AppendString's form.
+func TestCanonical(t *testing.T) {
+	for _, tc := range []struct {
+		lit  string
+		want bool
+	}{
+		{`""`, true},
+		{string(AppendString(nil, awkward)), true},
+		{`"a\nb\"c\\d\u0000\u001f"`, true},
+		{`"\u000a"`, false}, // \n has a short form
+		{`"\u001F"`, false}, // uppercase hex
+		{`"\u0041"`, false}, // A needs no escape
+		{`"\/"`, false},
+		{`"\ud83d\ude00"`, false},
+		{"\"a\xffb\"", false},
+		{"\"tab\there\"", false}, // a raw control character
+		{`"unterminated`, false},
+		{`"a\"`, false},
+		{`"é ☃ 😀"`, true},
+	} {
+		if got := Canonical([]byte(tc.lit)); got != tc.want {
+			t.Errorf("Canonical(%s) = %v, want %v", tc.lit, got, tc.want)
+		}
+	}
+}
+
+// FuzzCanonical: what AppendString writes is canonical, and a canonical
+// literal re-encodes to itself (checked through encoding/json's decoder).
+func FuzzCanonical(f *testing.F) {
+	f.Add([]byte(`"a\nb"`))
+	f.Add([]byte(`"\u0041"`))
+	f.Add(AppendString(nil, awkward))
+	f.Fuzz(func(t *testing.T, lit []byte) {
+		if !Canonical(AppendString(nil, string(lit))) {
+			t.Fatalf("AppendString(%q) is not canonical", lit)
+		}
+		if !Canonical(lit) {
+			return
+		}
+		var s string
+		if err := json.Unmarshal(lit, &s); err != nil {
+			t.Fatalf("canonical %q does not decode: %v", lit, err)
+		}
+		if got := AppendString(nil, s); string(got) != string(lit) {
+			t.Fatalf("canonical %q re-encodes to %q", lit, got)
+		}
+	})
+}

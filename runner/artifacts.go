@@ -1,12 +1,10 @@
 package runner
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -157,27 +155,25 @@ func (a *artifacts) logHandler(level slog.Level) slog.Handler {
 }
 
 // writeInputs stores inputs.json: the payload of every dataset turn, as
-// payloads(conv) builds them.
+// payloads(conv) builds them. The file is streamed to the store as it is
+// made (and made again if an upload attempt fails), so a long trace's
+// inputs.json never has to fit in memory.
 func (a *artifacts) writeInputs(ctx context.Context, convs []dataset.Conversation, payloads func(conv int) ([][]byte, error)) error {
-	sessions := make([]export.SessionPayloads, len(convs))
-	for i := range convs {
-		built, err := payloads(i)
-		if err != nil {
-			return err
-		}
-		ps := make([]json.RawMessage, len(built))
-		for t, p := range built {
-			ps[t] = p
-		}
-		sessions[i] = export.SessionPayloads{SessionID: convs[i].SessionID, Payloads: ps}
-	}
-	var buf bytes.Buffer
-	if err := export.WriteInputs(&buf, sessions); err != nil {
-		return err
-	}
-	sum := sha256.Sum256(buf.Bytes())
-	a.inputsSHA256 = hex.EncodeToString(sum[:])
-	return a.run.Put(ctx, inputsName, buf.Bytes())
+	obj, err := a.run.PutStream(ctx, inputsName, func(w io.Writer) error {
+		return export.WriteInputs(w, len(convs), func(i int) (export.SessionPayloads, error) {
+			built, err := payloads(i)
+			if err != nil {
+				return export.SessionPayloads{}, err
+			}
+			ps := make([]json.RawMessage, len(built))
+			for t, p := range built {
+				ps[t] = p
+			}
+			return export.SessionPayloads{SessionID: convs[i].SessionID, Payloads: ps}, nil
+		})
+	})
+	a.inputsSHA256 = obj.SHA256
+	return err
 }
 
 // rawRecord is one line of profile_export_raw.jsonl.

@@ -192,31 +192,54 @@ func TestInputsDeterministic(t *testing.T) {
 }
 
 // TestLargeDatasetsBuildBodiesAtSend: past the prebuild limit, bodies are
-// built when sent; the server receives the same bodies and inputs.json is
-// the same.
+// built when sent (for a trace, from its lazy block prompts); the server
+// receives the same bodies and inputs.json is the same.
 func TestLargeDatasetsBuildBodiesAtSend(t *testing.T) {
 	srv := startMock(t, mockserver.Config{RecordTimelines: true, OutputTokens: 2})
-	bodies := func(limit int) (map[string]bool, []byte) {
-		defer func(old int) { prebuildLimit = old }(prebuildLimit)
-		prebuildLimit = limit
-		cfg := testConfig(t, srv.URL())
-		cfg.Concurrency, cfg.RequestCount = 1, 6
-		cfg.DatasetSampling = "sequential"
-		runOK(t, cfg)
-		seen := map[string]bool{}
-		for _, r := range readRecords(t, cfg.ArtifactDir) {
-			tl, _ := srv.Timeline(r.Metadata.XRequestID)
-			seen[string(tl.Body)] = true
-		}
-		in, err := os.ReadFile(filepath.Join(cfg.ArtifactDir, "inputs.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return seen, in
-	}
-	pre, preInputs := bodies(64 << 20)
-	lazy, lazyInputs := bodies(0)
-	if len(pre) != 6 || !maps.Equal(pre, lazy) || string(preInputs) != string(lazyInputs) {
-		t.Fatalf("bodies built at send differ from prebuilt ones (%d vs %d distinct)", len(pre), len(lazy))
+	trace := writeFile(t, "trace.jsonl", `{"input_length": 30, "hash_ids": [1], "output_length": 3}
+{"input_length": 60, "hash_ids": [1, 2], "output_length": 3}
+{"input_length": 25, "output_length": 3}
+{"text_input": "a literal prompt", "output_length": 3}
+{"input_length": 60, "hash_ids": [1, 3], "output_length": 3}
+{"input_length": 60, "hash_ids": [1, 2], "output_length": 3}
+`)
+	for _, tc := range []struct {
+		name string
+		mod  func(*Config)
+	}{
+		{"synthetic", func(*Config) {}},
+		{"trace", func(c *Config) { c.InputFile, c.ISLBlockSize = trace, 32 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bodies := func(limit int) (map[string]bool, []byte) {
+				defer func(old int) { prebuildLimit = old }(prebuildLimit)
+				prebuildLimit = limit
+				cfg := testConfig(t, srv.URL())
+				cfg.Concurrency, cfg.RequestCount = 1, 6
+				cfg.DatasetSampling = "sequential"
+				tc.mod(cfg)
+				runOK(t, cfg)
+				seen := map[string]bool{}
+				for _, r := range readRecords(t, cfg.ArtifactDir) {
+					tl, _ := srv.Timeline(r.Metadata.XRequestID)
+					seen[string(tl.Body)] = true
+				}
+				in, err := os.ReadFile(filepath.Join(cfg.ArtifactDir, "inputs.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return seen, in
+			}
+			pre, preInputs := bodies(64 << 20)
+			lazy, lazyInputs := bodies(0)
+			// The trace's rows 2 and 6 are the same prompt.
+			want := 6
+			if tc.name == "trace" {
+				want = 5
+			}
+			if len(pre) != want || !maps.Equal(pre, lazy) || string(preInputs) != string(lazyInputs) {
+				t.Fatalf("bodies built at send differ from prebuilt ones (%d vs %d distinct, want %d)", len(pre), len(lazy), want)
+			}
+		})
 	}
 }

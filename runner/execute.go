@@ -36,6 +36,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	if err := arts.writeInputs(ctx, r.convs, r.storedPayloads); err != nil {
 		return nil, err
 	}
+	r.log.Info("inputs ready", "conversations", len(r.convs), "prepared_in", time.Since(r.clock.Origin()).Round(time.Millisecond))
 
 	acc := metrics.NewAccumulator(r.mcfg)
 	var live counters

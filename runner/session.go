@@ -124,7 +124,8 @@ func replyText(rec *record.Record) string {
 
 // prebuildLimit bounds the prompt text whose payloads are built before the
 // run: larger datasets (long traces) build each body when it is sent, so
-// that the bodies do not double the dataset's memory.
+// that the bodies do not double the dataset's memory, nor hold the whole
+// text of a trace whose prompts are lazy (dataset.LazyText).
 var prebuildLimit = 64 << 20
 
 // prebuildPayloads builds, for datasets under prebuildLimit, every payload
@@ -135,9 +136,7 @@ func (r *run) prebuildPayloads() error {
 	size := 0
 	for i := range r.convs {
 		for t := range r.convs[i].Turns {
-			for _, s := range r.convs[i].Turns[t].Texts {
-				size += len(s)
-			}
+			size += r.convs[i].Turns[t].TextLen()
 		}
 	}
 	if size > prebuildLimit {

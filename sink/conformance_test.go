@@ -5,7 +5,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +39,51 @@ func runConformance(t *testing.T, open func(t *testing.T) *Store) {
 		got, err := s.Bucket.ReadAll(ctx, r.Key("a.json"))
 		if err != nil || string(got) != `{"a":1}` {
 			t.Fatalf("read %q, %v", got, err)
+		}
+	})
+
+	t.Run("PutStreamStreams", func(t *testing.T) {
+		s, r := newRun(t)
+		// 9 MiB, written in 64 KiB pieces: more than one part of a
+		// multipart upload (S3: 5 MiB).
+		piece := bytes.Repeat([]byte("0123456789abcdef"), 4096)
+		write := func(w io.Writer) error {
+			for range 144 {
+				if _, err := w.Write(piece); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		want := bytes.Repeat(piece, 144)
+		obj, err := r.PutStream(ctx, "inputs.json", write)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.PutStream(ctx, "inputs.json", write); err != nil {
+			t.Fatalf("storing the same stream again (a retry) must succeed: %v", err)
+		}
+		got, err := s.Bucket.ReadAll(ctx, r.Key("inputs.json"))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("stored object differs (%d vs %d bytes): %v", len(got), len(want), err)
+		}
+		sum := sha256.Sum256(want)
+		if objs := r.Objects(); len(objs) != 1 || objs[0] != obj || obj.Size != int64(len(want)) || obj.SHA256 != hex.EncodeToString(sum[:]) {
+			t.Fatalf("objects %+v, returned %+v", objs, obj)
+		}
+		// A writer that fails partway stores nothing.
+		boom := errors.New("invalid payload")
+		_, err = r.PutStream(ctx, "bad.json", func(w io.Writer) error {
+			if _, err := w.Write(bytes.Repeat(piece, 20)); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("writer error: %v", err)
+		}
+		if ok, _ := s.Bucket.Exists(ctx, r.Key("bad.json")); ok {
+			t.Fatal("a failed stream was stored")
 		}
 	})
 

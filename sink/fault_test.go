@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -17,12 +19,12 @@ import (
 // is unreachable would (a fault-injection double around the real bucket).
 func outage(r *Run, down *atomic.Bool, failures *atomic.Int64) {
 	real := r.put
-	r.put = func(ctx context.Context, key string, data []byte) error {
+	r.put = func(ctx context.Context, key string, body io.Reader) error {
 		if down.Load() {
 			failures.Add(1)
 			return fmt.Errorf("connection refused")
 		}
-		return real(ctx, key, data)
+		return real(ctx, key, body)
 	}
 }
 
@@ -142,4 +144,54 @@ func sortedLines(b []byte) string {
 	}
 	sort.Strings(ls)
 	return strings.Join(ls, "\n")
+}
+
+// TestPutStreamRetries: a streamed upload that fails partway (the store
+// drops the connection after reading part of the body) is written again
+// from the start, and the stored object is the whole stream; an error of
+// the writer itself is returned at once.
+func TestPutStreamRetries(t *testing.T) {
+	ctx := context.Background()
+	s := memStore(t)
+	r := s.NewRun(NewRunID(time.Now()))
+	real := r.put
+	var attempts atomic.Int64
+	r.put = func(ctx context.Context, key string, body io.Reader) error {
+		if attempts.Add(1) < 3 {
+			io.CopyN(io.Discard, body, 1000)
+			return fmt.Errorf("connection reset by peer")
+		}
+		return real(ctx, key, body)
+	}
+	want := lines(5000)
+	writes := 0
+	write := func(w io.Writer) error {
+		writes++
+		for _, l := range bytes.SplitAfter(want, []byte("\n")) {
+			if _, err := w.Write(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, err := r.PutStream(ctx, "inputs.json", write); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Bucket.ReadAll(ctx, r.Key("inputs.json"))
+	if err != nil || !bytes.Equal(got, want) || attempts.Load() != 3 || writes != 3 || r.Retries() != 2 {
+		t.Fatalf("stored %d of %d bytes after %d attempts, %d writes (%d retries): %v", len(got), len(want), attempts.Load(), writes, r.Retries(), err)
+	}
+
+	boom := errors.New("invalid payload")
+	attempts.Store(10) // the store works from now on
+	_, err = r.PutStream(ctx, "bad.json", func(w io.Writer) error {
+		w.Write([]byte("{"))
+		return boom
+	})
+	if !errors.Is(err, boom) || r.Retries() != 2 {
+		t.Fatalf("writer error: %v (retries %d)", err, r.Retries())
+	}
+	if ok, _ := s.Bucket.Exists(ctx, r.Key("bad.json")); ok {
+		t.Fatal("a failed stream was stored")
+	}
 }

@@ -8,9 +8,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"path"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,7 +44,7 @@ type Run struct {
 	retries atomic.Int64
 
 	// put writes one object; tests replace it to inject storage faults.
-	put func(ctx context.Context, key string, data []byte) error
+	put func(ctx context.Context, key string, body io.Reader) error
 }
 
 // NewRunID returns a unique id that sorts by start time:
@@ -76,8 +78,8 @@ func (r *Run) Location() string {
 // Bucket.Upload without ContentMD5 (which would divert it to Writer.Write):
 // gocloud v0.47's azblob driver panics in Writer.Close when the upload
 // failed (e.g. the object exists). The manifest's SHA-256 covers integrity.
-func (r *Run) writeObject(ctx context.Context, key string, data []byte) error {
-	return r.store.Bucket.Upload(ctx, key, bytes.NewReader(data), &blob.WriterOptions{
+func (r *Run) writeObject(ctx context.Context, key string, body io.Reader) error {
+	return r.store.Bucket.Upload(ctx, key, body, &blob.WriterOptions{
 		IfNotExist:  true,
 		ContentType: contentType(key),
 	})
@@ -100,46 +102,147 @@ func contentType(key string) string {
 // already exists with the same size counts as written (a retry after a lost
 // reply); with other content it is an error.
 func (r *Run) Put(ctx context.Context, name string, data []byte) error {
-	return r.putObject(ctx, name, data, true)
+	_, err := r.putObject(ctx, name, bytesSource(data), true)
+	return err
 }
 
-// putObject is Put; hash says whether to compute the object's SHA-256 for
-// the manifest (record segments skip it: they are replaced by the composed
-// file, which is hashed).
-func (r *Run) putObject(ctx context.Context, name string, data []byte, hash bool) error {
-	key := r.Key(name)
-	for attempt := 0; ; attempt++ {
-		err := r.put(ctx, key, data)
-		if err == nil {
-			r.record(name, data, hash)
+// PutStream stores what write writes as the run's object name, as Put
+// does, streaming it to the store as it is written: an object of any size
+// costs no memory. write is called once per attempt (and once more to
+// measure an object found already stored) and must write the same bytes
+// each time; an error of its own ends PutStream with that error, without
+// retrying. It returns the object as the manifest lists it.
+func (r *Run) PutStream(ctx context.Context, name string, write func(io.Writer) error) (Object, error) {
+	return r.putObject(ctx, name, streamSource(write), true)
+}
+
+// source is an object's bytes, which can be read once per attempt: it
+// returns a reader of them and a function to call once the reading is over,
+// which releases the reader and returns the error of whatever produced the
+// bytes. A producer that fails calls abort first, which cancels the upload:
+// a store commits what it has read when its reader fails, unless the upload's
+// context is cancelled.
+type source func(abort func()) (io.Reader, func() error)
+
+// bytesSource is the source of data.
+func bytesSource(data []byte) source {
+	return func(func()) (io.Reader, func() error) {
+		return bytes.NewReader(data), func() error { return nil }
+	}
+}
+
+// streamSource is the source of what write writes, through a pipe: write
+// runs on its own goroutine, which the done function waits for.
+func streamSource(write func(io.Writer) error) source {
+	return func(abort func()) (io.Reader, func() error) {
+		pr, pw := io.Pipe()
+		errc := make(chan error, 1)
+		go func() {
+			err := write(pw)
+			if err != nil {
+				abort()
+			}
+			pw.CloseWithError(err) // nil: EOF for the reader
+			errc <- err
+		}()
+		return pr, func() error {
+			pr.Close() // a write blocked on an abandoned upload fails
+			if err := <-errc; err != nil && !errors.Is(err, io.ErrClosedPipe) {
+				return err
+			}
 			return nil
 		}
+	}
+}
+
+// measuringReader counts and, when h is set, hashes what is read through it.
+type measuringReader struct {
+	r io.Reader
+	n int64
+	h hash.Hash
+}
+
+func (m *measuringReader) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	m.n += int64(n)
+	if m.h != nil {
+		m.h.Write(p[:n])
+	}
+	return n, err
+}
+
+// object is what was read, as the manifest lists it.
+func (m *measuringReader) object(name string) Object {
+	o := Object{Name: name, Size: m.n}
+	if m.h != nil {
+		o.SHA256 = hex.EncodeToString(m.h.Sum(nil))
+	}
+	return o
+}
+
+// measure reads src through whole, for its size (and SHA-256 with hash).
+func measure(name string, src source, hashed bool) (Object, error) {
+	rd, done := src(func() {})
+	m := &measuringReader{r: rd}
+	if hashed {
+		m.h = sha256.New()
+	}
+	_, err := io.Copy(io.Discard, m)
+	if derr := done(); derr != nil {
+		err = derr
+	}
+	return m.object(name), err
+}
+
+// putObject stores src as name; hash says whether to compute the object's
+// SHA-256 for the manifest (record segments skip it: they are replaced by
+// the composed file, which is hashed). The size and hash are taken from the
+// bytes as they go to the store.
+func (r *Run) putObject(ctx context.Context, name string, src source, hashed bool) (Object, error) {
+	key := r.Key(name)
+	for attempt := 0; ; attempt++ {
+		actx, abort := context.WithCancel(ctx)
+		rd, done := src(abort)
+		m := &measuringReader{r: rd}
+		if hashed {
+			m.h = sha256.New()
+		}
+		err := r.put(actx, key, m)
+		perr := done()
+		abort()
+		if perr != nil {
+			return Object{}, fmt.Errorf("store %s: %w", name, perr)
+		}
+		if err == nil {
+			obj := m.object(name)
+			r.record(obj)
+			return obj, nil
+		}
 		if gcerrors.Code(err) == gcerrors.FailedPrecondition {
-			if a, aerr := r.store.Bucket.Attributes(ctx, key); aerr == nil && a.Size == int64(len(data)) {
-				r.record(name, data, hash)
-				return nil
+			obj, merr := measure(name, src, hashed)
+			if merr != nil {
+				return Object{}, fmt.Errorf("store %s: %w", name, merr)
 			}
-			return fmt.Errorf("store %s: object exists with other content: %w", name, err)
+			if a, aerr := r.store.Bucket.Attributes(ctx, key); aerr == nil && a.Size == obj.Size {
+				r.record(obj)
+				return obj, nil
+			}
+			return Object{}, fmt.Errorf("store %s: object exists with other content: %w", name, err)
 		}
 		if permanent(err) {
-			return fmt.Errorf("store %s: %w", name, err)
+			return Object{}, fmt.Errorf("store %s: %w", name, err)
 		}
 		r.retries.Add(1)
 		if !sleepCtx(ctx, backoff(attempt)) {
-			return fmt.Errorf("store %s: gave up: %w", name, err)
+			return Object{}, fmt.Errorf("store %s: gave up: %w", name, err)
 		}
 	}
 }
 
 // record remembers a stored object for the manifest.
-func (r *Run) record(name string, data []byte, hash bool) {
-	o := Object{Name: name, Size: int64(len(data))}
-	if hash {
-		sum := sha256.Sum256(data)
-		o.SHA256 = hex.EncodeToString(sum[:])
-	}
+func (r *Run) record(o Object) {
 	r.mu.Lock()
-	r.objects[name] = o
+	r.objects[o.Name] = o
 	r.mu.Unlock()
 }
 
@@ -171,7 +274,7 @@ func (r *Run) CheckWritable(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	key := r.Key(".write-probe")
-	if err := r.writeObject(ctx, key, []byte("probe\n")); err != nil {
+	if err := r.writeObject(ctx, key, strings.NewReader("probe\n")); err != nil {
 		return fmt.Errorf("cannot write to the artifact store %s: %w", r.store.Location, err)
 	}
 	if err := r.store.Bucket.Delete(ctx, key); err != nil {

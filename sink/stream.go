@@ -262,7 +262,7 @@ func (st *Stream) deliver(seg segment) {
 			return
 		}
 	}
-	if err := st.run.putObject(st.ctx, seg.name, data, false); err != nil {
+	if _, err := st.run.putObject(st.ctx, seg.name, bytesSource(data), false); err != nil {
 		if seg.file == "" {
 			st.mu.Lock()
 			seg = st.spillForever(seg)

@@ -44,7 +44,7 @@ func TestBailianGolden(t *testing.T) {
 	}
 	// Turn 2 repeats turn 1's first 24 blocks, chat 7 its first block; the
 	// common prefix then runs into the separator opening the next block.
-	t1, t2, t7 := root.Turns[0].Texts[0], root.Turns[1].Texts[0], other.Turns[0].Texts[0]
+	t1, t2, t7 := root.Turns[0].Resolved().Texts[0], root.Turns[1].Resolved().Texts[0], other.Turns[0].Resolved().Texts[0]
 	if n := strings.Count(commonPrefix(t1, t2), "<|endoftext|>"); n != 24+1 {
 		t.Errorf("turns 1 and 2 share %d separators, want 24 blocks + 1", n)
 	}
@@ -62,7 +62,7 @@ func TestBailianReferenceExample(t *testing.T) {
 	_, err := loadTrace(t, "b.jsonl", "", row, nil)
 	checkBad(t, err, badLine{1, "hash_ids", "Input length: 521, Hash IDs: [1089, 1090, 1091], Block size: 16 are not compatible. The final hash block size: 489 must be greater than 0 and less than or equal to 16."})
 	d := mustTrace(t, "b.jsonl", "", row, func(o *Options) { o.BlockSize = 256 })
-	if tu := d.Conversations[0].Turns[0]; tu.InputTokens != 521 || strings.Count(tu.Texts[0], "<|endoftext|>") != 3 {
+	if tu := d.Conversations[0].Turns[0].Resolved(); tu.InputTokens != 521 || strings.Count(tu.Texts[0], "<|endoftext|>") != 3 {
 		t.Errorf("block size 256: %d tokens, %d blocks; want 521, 3", tu.InputTokens, strings.Count(tu.Texts[0], "<|endoftext|>"))
 	}
 }

@@ -64,14 +64,18 @@ type promptJob struct {
 	refs   []blockRef
 	n      int
 	seed   uint64
-	text   string // output, or input of jobCount
+	text   string // input of jobCount
 	tokens int    // output
+	size   int    // output: the prompt's byte length (jobBlocks, jobSynthetic)
 }
 
 // blockPrompts makes the prompts of one trace load. plan* calls, made in
 // row order, fix every random draw (block windows, synthetic seeds) and fill
-// the per-load hash block cache; run then decodes all prompts in parallel,
-// so the result depends on the seed only.
+// the per-load hash block cache; run then counts and sizes all prompts in
+// parallel, so the result depends on the seed only. Prompts are lazy
+// (dataset.LazyText): a block prompt is a list of (start, n) windows of the
+// rotated corpus, joined when sent, so a trace's memory grows with its
+// blocks, not with its tokens.
 type blockPrompts struct {
 	corpus  *dataset.Corpus
 	counter tokenizer.Tokenizer
@@ -196,25 +200,40 @@ func (p *blockPrompts) planCount(text string) int {
 	return len(p.jobs) - 1
 }
 
-// result returns job j's prompt text and token count after run.
-func (p *blockPrompts) result(j int) (string, int) {
-	return p.jobs[j].text, p.jobs[j].tokens
+// result returns job j's prompt after run: a literal text (jobCount) or a
+// lazy one, and its token count.
+func (p *blockPrompts) result(j int) (text string, lazy dataset.LazyText, tokens int) {
+	job := &p.jobs[j]
+	switch job.kind {
+	case jobBlocks:
+		return "", &blockText{p: p, refs: job.refs, tokens: job.n, size: job.size}, job.tokens
+	case jobSynthetic:
+		return "", &synthText{corpus: p.corpus, seed: job.seed, n: job.n, size: job.size}, job.tokens
+	}
+	return job.text, nil, job.tokens
 }
 
-// run produces every planned job on up to GOMAXPROCS goroutines and waits
-// for them. It returns ctx's error when ctx is cancelled first.
+// release drops what only planning needs (the cache, the dedup keys, the
+// jobs); the lazy prompts keep the corpus and their own block lists.
+func (p *blockPrompts) release() {
+	p.cache, p.keys, p.jobs = nil, nil, nil
+}
+
+// run completes every planned job on up to GOMAXPROCS goroutines and waits
+// for them: it counts literal texts and sizes synthetic prompts (made once
+// for their count, then dropped: they are made again when sent). It returns
+// ctx's error when ctx is cancelled first.
 func (p *blockPrompts) run(ctx context.Context) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(p.jobs)) {
 		wg.Go(func() {
-			w := &blockWorker{}
 			for ctx.Err() == nil {
 				j := int(next.Add(1)) - 1
 				if j >= len(p.jobs) {
 					return
 				}
-				p.do(&p.jobs[j], w)
+				p.do(&p.jobs[j])
 			}
 		})
 	}
@@ -222,35 +241,73 @@ func (p *blockPrompts) run(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// blockWorker is one run goroutine's reusable state.
-type blockWorker struct {
-	scratch []int           // token ids of the prompt being decoded
-	arena   strings.Builder // fast-path prompts, packed
-}
-
-// do produces one job with worker state w.
-func (p *blockPrompts) do(job *promptJob, w *blockWorker) {
+// do completes one job.
+func (p *blockPrompts) do(job *promptJob) {
 	switch job.kind {
 	case jobCount:
 		job.tokens = p.counter.Count(job.text)
 	case jobSynthetic:
-		job.text, job.tokens = p.corpus.Prompt(rand.New(rand.NewPCG(job.seed, 0)), job.n)
+		text, tokens := p.corpus.Prompt(rand.New(rand.NewPCG(job.seed, 0)), job.n)
+		job.tokens, job.size = tokens, len(text)
 	case jobBlocks:
 		job.tokens = job.n
 		if p.text != nil {
-			job.text = w.pack(p.text, job.refs)
-			break
+			job.size = p.text.size(job.refs)
+		} else {
+			job.size = job.n * estimatedBytesPerToken
 		}
-		w.scratch = w.scratch[:0]
-		for _, r := range job.refs {
-			if p.hasSep {
-				w.scratch = append(w.scratch, p.sep)
-			}
-			w.scratch = appendWindow(w.scratch, p.ids, int(r.start), int(r.n))
-		}
-		job.text = p.decode(w.scratch)
 	}
 }
+
+// estimatedBytesPerToken sizes a block prompt that only a decode could
+// measure (the dataset uses sizes to decide whether to prebuild bodies).
+const estimatedBytesPerToken = 4
+
+// blockText is the prompt of a hash_ids row, made from its blocks when a
+// request is built (dataset.LazyText).
+type blockText struct {
+	p      *blockPrompts
+	refs   []blockRef
+	tokens int // ids, separators included
+	size   int // bytes: exact with the fast path, else estimated
+}
+
+// Text joins the blocks: substrings of the decoded corpus on the fast path,
+// else one decode of the blocks' ids.
+func (b *blockText) Text() string {
+	if b.p.text != nil {
+		return b.p.text.join(b.refs, b.size)
+	}
+	ids := make([]int, 0, b.tokens)
+	for _, r := range b.refs {
+		if b.p.hasSep {
+			ids = append(ids, b.p.sep)
+		}
+		ids = appendWindow(ids, b.p.ids, int(r.start), int(r.n))
+	}
+	return b.p.decode(ids)
+}
+
+// Len returns the prompt's byte length (see blockText.size).
+func (b *blockText) Len() int { return b.size }
+
+// synthText is the prompt of a row with input_length and no hash_ids,
+// made again from its seed when a request is built (dataset.LazyText).
+type synthText struct {
+	corpus *dataset.Corpus
+	seed   uint64
+	n      int
+	size   int
+}
+
+// Text makes the prompt from the row's seed, as run first made it.
+func (s *synthText) Text() string {
+	text, _ := s.corpus.Prompt(rand.New(rand.NewPCG(s.seed, 0)), s.n)
+	return text
+}
+
+// Len returns the prompt's byte length.
+func (s *synthText) Len() int { return s.size }
 
 // appendWindow appends n ids of the cyclic sequence ids from start.
 func appendWindow(dst, ids []int, start, n int) []int {

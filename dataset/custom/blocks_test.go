@@ -16,6 +16,15 @@ type blockRow struct {
 	n   int // input_length
 }
 
+// resolve returns job j's text (made now when lazy) and token count.
+func (p *blockPrompts) resolve(j int) (string, int) {
+	text, lazy, n := p.result(j)
+	if lazy != nil {
+		text = lazy.Text()
+	}
+	return text, n
+}
+
 // tokensOf returns the token ids of block job j, built from the cache
 // independently of the decoding path.
 func (p *blockPrompts) tokensOf(j int) []int {
@@ -110,7 +119,7 @@ func TestBlockSharedPrefixes(t *testing.T) {
 	p, jobs := planRows(t, &o, size, rows, nil)
 	dec := p.decode
 	for i := range rows {
-		text, tokens := p.result(jobs[i])
+		text, tokens := p.resolve(jobs[i])
 		ids := p.tokensOf(jobs[i])
 		if tokens != rows[i].n || len(ids) != rows[i].n {
 			t.Fatalf("row %d: %d tokens, %d ids, want input_length %d", i, tokens, len(ids), rows[i].n)
@@ -137,8 +146,8 @@ func TestBlockSharedPrefixes(t *testing.T) {
 				}
 			}
 			prefix := dec(a[:k*size])
-			ti, _ := p.result(jobs[i])
-			tj, _ := p.result(jobs[j])
+			ti, _ := p.resolve(jobs[i])
+			tj, _ := p.resolve(jobs[j])
 			if !strings.HasPrefix(ti, prefix) || !strings.HasPrefix(tj, prefix) {
 				t.Fatalf("rows %d and %d share %d blocks but not their decoded text", i, j, k)
 			}
@@ -162,15 +171,15 @@ func TestBlockQuirk(t *testing.T) {
 		{[]int{7, 8}, 600},   // same key as row 2: the same job
 	}, nil)
 	for i, want := range []int{100, 188, 1000, 488, 188} {
-		if _, n := p.result(jobs[i]); n != want {
+		if _, n := p.resolve(jobs[i]); n != want {
 			t.Errorf("row %d: %d tokens, want %d", i, n, want)
 		}
 	}
 	if jobs[4] != jobs[1] {
 		t.Errorf("identical (hash_ids, input_length) rows use jobs %d and %d, want one decoded prompt", jobs[1], jobs[4])
 	}
-	t0, _ := p.result(jobs[0])
-	t1, _ := p.result(jobs[1])
+	t0, _ := p.resolve(jobs[0])
+	t1, _ := p.resolve(jobs[1])
 	if !strings.HasPrefix(t1, t0) {
 		t.Error("row 2 does not start with block 7's text")
 	}
@@ -210,7 +219,7 @@ func TestBlockSeparator(t *testing.T) {
 		p.sep, p.hasSep = tok.BlockSeparator()
 	})
 	for i, r := range rows {
-		text, n := p.result(jobs[i])
+		text, n := p.resolve(jobs[i])
 		ids := p.tokensOf(jobs[i])
 		if n != r.n || len(ids) != r.n {
 			t.Fatalf("row %d: %d tokens, want %d", i, n, r.n)
@@ -228,7 +237,7 @@ func TestBlockSeparator(t *testing.T) {
 	// whole decode.
 	c := newCorpusText(p.ids, tok.DecodeWithSpecial, sepID, true)
 	for i := range rows {
-		if got, want := new(blockWorker).pack(c, p.jobs[jobs[i]].refs), tok.DecodeWithSpecial(p.tokensOf(jobs[i])); got != want {
+		if got, want := c.join(p.jobs[jobs[i]].refs, c.size(p.jobs[jobs[i]].refs)), tok.DecodeWithSpecial(p.tokensOf(jobs[i])); got != want {
 			t.Fatalf("row %d: piece-wise text differs from a whole decode", i)
 		}
 	}
@@ -247,8 +256,8 @@ func TestBlockFastPath(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	slow, jobs2 := planRows(t, &o, 512, rows, func(p *blockPrompts) { p.text = nil })
 	for i := range rows {
-		a, na := fast.result(jobs[i])
-		b, nb := slow.result(jobs2[i])
+		a, na := fast.resolve(jobs[i])
+		b, nb := slow.resolve(jobs2[i])
 		if a != b || na != nb {
 			t.Fatalf("row %d: fast path gives %d tokens %.40q…, decoding gives %d %.40q…", i, na, a, nb, b)
 		}
@@ -268,7 +277,7 @@ func TestBlockReencode(t *testing.T) {
 	p, jobs := planRows(t, &o, 512, rows, nil)
 	exact, drift, total := 0, 0, 0
 	for i, r := range rows {
-		text, _ := p.result(jobs[i])
+		text, _ := p.resolve(jobs[i])
 		d := tok.Count(text) - r.n
 		if d == 0 {
 			exact++

@@ -28,7 +28,7 @@ func TestBurstGPTGolden(t *testing.T) {
 	}{{5000, 472, 18}, {45000, 1021, 230}, {46000, 12, 0}}
 	for i, w := range want {
 		c := d.Conversations[i]
-		tu := c.Turns[0]
+		tu := c.Turns[0].Resolved()
 		if len(c.Turns) != 1 || tu.TimestampMS != w.ts || !tu.HasTimestamp || tu.InputTokens != w.isl || tu.MaxTokens != w.osl {
 			t.Errorf("row %d: %d turns, timestamp %v, isl %d, osl %d; want 1, %v, %d, %d", i+2, len(c.Turns), tu.TimestampMS, tu.InputTokens, tu.MaxTokens, w.ts, w.isl, w.osl)
 		}

@@ -64,22 +64,17 @@ func (c *corpusText) each(refs []blockRef, f func(string)) {
 	}
 }
 
-// arenaChunk is the size of the strings fast-path prompts are cut from. One
-// allocation per chunk instead of one per prompt saves the allocator's
-// size-class rounding (some 5% at these sizes) and the GC some work; the
-// prompts live as long as the dataset anyway.
-const arenaChunk = 4 << 20
+// size returns the byte length of refs' text.
+func (c *corpusText) size(refs []blockRef) int {
+	n := 0
+	c.each(refs, func(s string) { n += len(s) })
+	return n
+}
 
-// pack returns the text of refs, written into w's arena: a substring of a
-// shared chunk (a strings.Builder never changes bytes it has written).
-func (w *blockWorker) pack(c *corpusText, refs []blockRef) string {
-	size := 0
-	c.each(refs, func(s string) { size += len(s) })
-	if w.arena.Cap()-w.arena.Len() < size {
-		w.arena = strings.Builder{}
-		w.arena.Grow(max(arenaChunk, size))
-	}
-	start := w.arena.Len()
-	c.each(refs, func(s string) { w.arena.WriteString(s) })
-	return w.arena.String()[start:]
+// join returns the text of refs, whose byte length is size.
+func (c *corpusText) join(refs []blockRef, size int) string {
+	var b strings.Builder
+	b.Grow(size)
+	c.each(refs, func(s string) { b.WriteString(s) })
+	return b.String()
 }

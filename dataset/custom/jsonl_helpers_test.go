@@ -65,7 +65,16 @@ func fileError(t testing.TB, err error) *FileError {
 // datasetJSON renders d for golden files and comparisons.
 func datasetJSON(t testing.TB, d *dataset.Dataset) []byte {
 	t.Helper()
-	b, err := json.MarshalIndent(d, "", "  ")
+	resolved := *d
+	resolved.Conversations = make([]dataset.Conversation, len(d.Conversations))
+	for i, c := range d.Conversations {
+		c.Turns = make([]dataset.Turn, len(c.Turns))
+		for k := range c.Turns {
+			c.Turns[k] = *d.Conversations[i].Turns[k].Resolved()
+		}
+		resolved.Conversations[i] = c
+	}
+	b, err := json.MarshalIndent(&resolved, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}

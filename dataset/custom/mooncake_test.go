@@ -32,7 +32,7 @@ func TestMooncakeGolden(t *testing.T) {
 		model, prefix string
 	}{{0, 1200, 52, "model-a", ""}, {105, 1800, 26, "model-b", ""}, {274, 1300, 52, "model-a", ""}}
 	for i, c := range d.Conversations {
-		tu := c.Turns[0]
+		tu := c.Turns[0].Resolved()
 		if len(c.Turns) != 1 || c.ContextMode != dataset.DeltasWithoutResponses || c.SessionID != fmt.Sprintf("session_%06d", i) {
 			t.Errorf("conversation %d: %d turns, mode %q, id %q", i, len(c.Turns), c.ContextMode, c.SessionID)
 		}
@@ -42,7 +42,7 @@ func TestMooncakeGolden(t *testing.T) {
 		}
 	}
 	// Rows 1 and 2 share hash block 0; row 3 opens with block 1, row 1's second.
-	t1, t2, t3 := d.Conversations[0].Turns[0].Texts[0], d.Conversations[1].Turns[0].Texts[0], d.Conversations[2].Turns[0].Texts[0]
+	t1, t2, t3 := d.Conversations[0].Turns[0].Resolved().Texts[0], d.Conversations[1].Turns[0].Resolved().Texts[0], d.Conversations[2].Turns[0].Resolved().Texts[0]
 	// The common prefix of rows 1 and 2 may run a few bytes past block 0
 	// when blocks 1 and 3 happen to open alike; block 1 starts at or
 	// before its end.

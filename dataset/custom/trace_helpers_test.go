@@ -122,7 +122,9 @@ func traceGolden(t *testing.T, name string, got []byte) {
 func turns(d *dataset.Dataset) []dataset.Turn {
 	var out []dataset.Turn
 	for _, c := range d.Conversations {
-		out = append(out, c.Turns...)
+		for i := range c.Turns {
+			out = append(out, *c.Turns[i].Resolved())
+		}
 	}
 	return out
 }

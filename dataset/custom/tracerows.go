@@ -187,11 +187,13 @@ func traceBuild(ctx context.Context, o *Options, sessions []traceSession, blockS
 			t := dataset.Turn{Model: models.pick(), Extra: r.extra}
 			switch r.input {
 			case traceSynthetic, traceText:
-				text, tokens := p.result(jobs[i][k])
-				if r.input == traceText {
-					text = r.text
+				text, lazy, tokens := p.result(jobs[i][k])
+				t.Role, t.InputTokens = "user", tokens
+				if lazy != nil {
+					t.Lazy = lazy
+				} else {
+					t.Texts = []string{text}
 				}
-				t.Role, t.Texts, t.InputTokens = "user", []string{text}, tokens
 			case traceMessages:
 				t.Messages, t.Tools = r.messages, r.tools
 			case tracePayload:
@@ -215,5 +217,6 @@ func traceBuild(ctx context.Context, o *Options, sessions []traceSession, blockS
 		}
 		convs[i] = c
 	}
+	p.release()
 	return &dataset.Dataset{Conversations: convs, Sampling: dataset.SamplingSequential, Timed: timed}, nil
 }

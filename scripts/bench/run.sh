@@ -154,7 +154,15 @@ PY
       /usr/bin/time -f "%M" -o "$OUT/$2.rss" "$OUT/$1" -test.run '^$' -test.bench "^Benchmark$2\$" -test.benchtime 1x >"$OUT/$2.out"
       secs=$(awk '/^Benchmark/ { for (i = 1; i < NF; i++) if ($(i+1) == "ns/op") printf "%.2f", $i / 1e9 }' "$OUT/$2.out")
       echo "dataset_prepare_$2 seconds $secs peak_rss_mb $(( $(tail -1 "$OUT/$2.rss") / 1024 ))"
-    done ;;
+    done
+    # The whole runner on the same 100,000-row trace: load, inputs.json
+    # (1.4 GB, streamed to the store), then 100 requests of the replay.
+    python3 scripts/bench/mooncake_trace.py 100000 "$OUT/trace.jsonl"
+    start_mock --ttft 0 --itl 0 --output-tokens 1
+    profile trace100k --input-file "$OUT/trace.jsonl" --custom-dataset-type mooncake_trace --request-count 100 --streaming
+    prep=$(grep -o 'prepared_in=[^ ]*' "$OUT/trace100k.err" | cut -d= -f2)
+    echo "runner_prepare_mooncake100k prepared_in $prep max_rss_mb $(stat trace100k "log['max_rss_mb']") inputs_json_mb $(( $(wc -c <"$OUT/trace100k/inputs.json") / 1000000 ))"
+    rm -rf "$OUT/trace100k" "$OUT/trace.jsonl" ;;
   *) echo "unknown benchmark $b" >&2; exit 2 ;;
   esac
 done
