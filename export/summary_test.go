@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -240,10 +242,10 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 	return w.Buffer.Write(p)
 }
 
-// TestWriteInputsStreams writes inputs.json larger than the flush size: it
-// arrives in several writes, each session asked for once and in order, and
-// equals what encoding/json's indenter lays out for the same data (these
-// payloads hold no floats nor characters where the two differ).
+// TestWriteInputsStreams writes inputs.json in many batches: it arrives in
+// several writes, each session asked for once (from several goroutines),
+// and equals what encoding/json's indenter lays out for the same data
+// (these payloads hold no floats nor characters where the two differ).
 func TestWriteInputsStreams(t *testing.T) {
 	type session struct {
 		SessionID string            `json:"session_id"`
@@ -262,12 +264,12 @@ func TestWriteInputsStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	var w countingWriter
-	next := 0
+	var mu sync.Mutex
+	asked := make([]int, len(all.Data))
 	err = WriteInputs(&w, len(all.Data), func(i int) (SessionPayloads, error) {
-		if i != next {
-			t.Fatalf("asked for session %d, want %d", i, next)
-		}
-		next++
+		mu.Lock()
+		asked[i]++
+		mu.Unlock()
 		return SessionPayloads{SessionID: all.Data[i].SessionID, Payloads: all.Data[i].Payloads}, nil
 	})
 	if err != nil {
@@ -276,8 +278,24 @@ func TestWriteInputsStreams(t *testing.T) {
 	if w.String() != string(want) {
 		t.Fatalf("differs from encoding/json:\n%s", diffText(w.String(), string(want)))
 	}
-	if len(want) < 3*inputsFlush || w.writes < 3 {
+	if w.writes < len(all.Data)/inputsBatch {
 		t.Fatalf("%d bytes in %d writes: not streamed", len(want), w.writes)
+	}
+	for i, n := range asked {
+		if n != 1 {
+			t.Fatalf("session %d asked for %d times", i, n)
+		}
+	}
+	// An error in the middle stops the writing and is returned.
+	boom := errors.New("boom")
+	err = WriteInputs(io.Discard, len(all.Data), func(i int) (SessionPayloads, error) {
+		if i == 1500 {
+			return SessionPayloads{}, boom
+		}
+		return SessionPayloads{SessionID: all.Data[i].SessionID, Payloads: all.Data[i].Payloads}, nil
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("error %v, want boom", err)
 	}
 }
 

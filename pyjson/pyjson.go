@@ -111,6 +111,10 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		if n := plainRun(s[i:]); n > 0 {
+			i += n
+			continue
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -164,6 +168,10 @@ func Canonical(lit []byte) bool {
 	s := lit[1 : len(lit)-1]
 	ascii := true
 	for i := 0; i < len(s); i++ {
+		i += plainRun(s[i:])
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		switch {
 		case c >= utf8.RuneSelf:
@@ -206,4 +214,31 @@ func canonicalEscape(s []byte) int {
 		return 6
 	}
 	return 0
+}
+
+// Masks of plainRun's word-at-a-time test.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainRun returns the length of the longest prefix of s, in whole 8-byte
+// words, made of printable ASCII other than '"' and '\\': bytes that
+// AppendString copies as they are. It tests a word at a time: a zero byte
+// of x^('"'*ones) is a quote, and (v-ones)&^v&highs flags the zero bytes of v,
+// and x-0x20*ones borrows into a high bit below 0x20 (SWAR, "Bit Twiddling
+// Hacks": haszero and hasless).
+func plainRun[T string | []byte](s T) int {
+	n := 0
+	for ; n+8 <= len(s); n += 8 {
+		x := uint64(s[n]) | uint64(s[n+1])<<8 | uint64(s[n+2])<<16 | uint64(s[n+3])<<24 |
+			uint64(s[n+4])<<32 | uint64(s[n+5])<<40 | uint64(s[n+6])<<48 | uint64(s[n+7])<<56
+		q := x ^ ('"' * ones)
+		b := x ^ ('\\' * ones)
+		special := (x - 0x20*ones) | (q-ones)&^q | (b-ones)&^b
+		if (special&^x|x)&highs != 0 {
+			break
+		}
+	}
+	return n
 }

@@ -212,3 +212,19 @@ func FuzzCanonical(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPlainRun checks the word-at-a-time scan against a byte loop.
+func FuzzPlainRun(f *testing.F) {
+	f.Add("plain ascii text, long enough for words")
+	f.Add(awkward + awkward)
+	f.Fuzz(func(t *testing.T, s string) {
+		want := 0
+		for want < len(s) && s[want] >= 0x20 && s[want] < utf8.RuneSelf && s[want] != '"' && s[want] != '\\' {
+			want++
+		}
+		want -= want % 8
+		if got := plainRun(s); got != want {
+			t.Fatalf("plainRun(%q) = %d, want %d", s, got, want)
+		}
+	})
+}
