@@ -58,7 +58,8 @@ type StreamStats struct {
 // segment is a sealed run of complete lines, in memory or spilled to disk.
 type segment struct {
 	name string // object name, e.g. records/000001.jsonl
-	data []byte // nil once spilled
+	data chunks // empty once spilled
+	size int64
 	file string // spool file when spilled
 }
 
@@ -75,7 +76,7 @@ type Stream struct {
 	opts StreamOptions
 
 	mu       sync.Mutex
-	cur      *bytes.Buffer
+	cur      chunks
 	curLines int
 	curStart time.Time
 	seq      int
@@ -110,7 +111,7 @@ func (r *Run) NewStream(dir string, opts StreamOptions) (*Stream, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	st := &Stream{run: r, dir: strings.TrimSuffix(dir, "/"), opts: opts,
 		queue: make(chan segment, opts.Queue), kick: make(chan struct{}, 1), stop: make(chan struct{}),
-		ctx: ctx, cancel: cancel, curStart: time.Now(), cur: new(bytes.Buffer)}
+		ctx: ctx, cancel: cancel, curStart: time.Now()}
 	st.spoolCnd = sync.NewCond(&st.mu)
 	st.wg.Add(2)
 	go st.ticker()
@@ -143,21 +144,18 @@ func (st *Stream) Write(p []byte) (int, error) {
 // sealLocked cuts the open segment at its last newline and hands it to the
 // uploader, or to the spool when the upload queue is full.
 func (st *Stream) sealLocked() {
-	buf := st.cur.Bytes()
-	end := bytes.LastIndexByte(buf, '\n') + 1
-	if end == 0 {
+	rest, ok := st.cur.cutAfterLastNewline()
+	if !ok {
 		return
 	}
-	// Hand the buffer itself to the segment (no copy) and start a new one
-	// sized like it, carrying over a partial last line.
-	data := buf[:end:end]
-	next := bytes.NewBuffer(make([]byte, 0, max(len(buf), 64<<10)))
-	next.Write(buf[end:])
-	st.cur = next
+	// Hand the buffers themselves to the segment (no copy) and carry a
+	// partial last line over.
+	data := st.cur
+	st.cur = rest
 	st.curLines = 0
 	st.curStart = time.Now()
 	st.seq++
-	seg := segment{name: fmt.Sprintf("%s/%06d.jsonl", st.dir, st.seq), data: data}
+	seg := segment{name: fmt.Sprintf("%s/%06d.jsonl", st.dir, st.seq), data: data, size: int64(data.Len())}
 	st.sealed = append(st.sealed, seg.name)
 	st.stats.Segments++
 	select {
@@ -173,18 +171,19 @@ func (st *Stream) sealLocked() {
 // spillLocked writes a segment to the spool and lists it for the uploader.
 // A full spool makes it wait for the uploader to free space.
 func (st *Stream) spillLocked(seg segment) {
-	for st.spoolSz+int64(len(seg.data)) > st.opts.MaxSpoolBytes && len(st.spool) > 0 {
+	for st.spoolSz+seg.size > st.opts.MaxSpoolBytes && len(st.spool) > 0 {
 		st.stats.SpoolWaits++
 		st.spoolCnd.Wait()
 	}
 	file := filepath.Join(st.opts.SpoolDir, strings.ReplaceAll(seg.name, "/", "_"))
-	if err := os.WriteFile(file, seg.data, 0o600); err != nil {
+	if err := seg.data.writeFile(file); err != nil {
 		// The disk refused it: keep it in memory rather than lose it.
 		st.spool = append(st.spool, seg)
 	} else {
-		st.stats.SpilledBytes += int64(len(seg.data))
-		st.spoolSz += int64(len(seg.data))
-		st.spool = append(st.spool, segment{name: seg.name, file: file})
+		st.stats.SpilledBytes += seg.size
+		st.spoolSz += seg.size
+		seg.data.release()
+		st.spool = append(st.spool, segment{name: seg.name, size: seg.size, file: file})
 	}
 	select {
 	case st.kick <- struct{}{}:
@@ -254,15 +253,16 @@ func (st *Stream) nextSpilled() (segment, bool) {
 // deliver uploads one segment, retrying until it succeeds or the stream's
 // context ends; a segment that could not be delivered stays in the spool.
 func (st *Stream) deliver(seg segment) {
-	data := seg.data
-	if data == nil {
-		var err error
-		if data, err = os.ReadFile(seg.file); err != nil {
+	src := seg.data.source()
+	if seg.file != "" {
+		data, err := os.ReadFile(seg.file)
+		if err != nil {
 			st.giveUp(seg)
 			return
 		}
+		src = bytesSource(data)
 	}
-	if _, err := st.run.putObject(st.ctx, seg.name, bytesSource(data), false); err != nil {
+	if _, err := st.run.putObject(st.ctx, seg.name, src, false); err != nil {
 		if seg.file == "" {
 			st.mu.Lock()
 			seg = st.spillForever(seg)
@@ -271,22 +271,25 @@ func (st *Stream) deliver(seg segment) {
 		st.giveUp(seg)
 		return
 	}
-	if seg.file != "" {
-		_ = os.Remove(seg.file)
-		st.mu.Lock()
-		st.spoolSz -= int64(len(data))
-		st.spoolCnd.Broadcast()
-		st.mu.Unlock()
+	if seg.file == "" {
+		seg.data.release()
+		return
 	}
+	_ = os.Remove(seg.file)
+	st.mu.Lock()
+	st.spoolSz -= seg.size
+	st.spoolCnd.Broadcast()
+	st.mu.Unlock()
 }
 
 // spillForever writes an undeliverable in-memory segment to the spool so it
 // survives the process.
 func (st *Stream) spillForever(seg segment) segment {
 	file := filepath.Join(st.opts.SpoolDir, strings.ReplaceAll(seg.name, "/", "_"))
-	if err := os.WriteFile(file, seg.data, 0o600); err == nil {
-		st.stats.SpilledBytes += int64(len(seg.data))
-		return segment{name: seg.name, file: file}
+	if err := seg.data.writeFile(file); err == nil {
+		st.stats.SpilledBytes += seg.size
+		seg.data.release()
+		return segment{name: seg.name, size: seg.size, file: file}
 	}
 	return seg
 }
@@ -303,8 +306,8 @@ func (st *Stream) giveUp(seg segment) {
 // file that holds it.
 func (st *Stream) Close(ctx context.Context) ([]string, StreamStats, error) {
 	st.mu.Lock()
-	if st.cur.Len() > 0 && st.cur.Bytes()[st.cur.Len()-1] != '\n' {
-		st.cur.WriteByte('\n') // a torn last line still ends in a newline
+	if st.cur.Len() > 0 && st.cur.lastByte() != '\n' {
+		st.cur.Write([]byte{'\n'}) // a torn last line still ends in a newline
 	}
 	if st.cur.Len() > 0 {
 		st.sealLocked()
