@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/endpoint"
+	"github.com/aiperf-go/aiperf/h1"
 	"github.com/aiperf-go/aiperf/record"
 	"github.com/aiperf-go/aiperf/sse"
 )
@@ -36,14 +37,16 @@ type sender struct {
 	trace bool
 }
 
-// newTransport returns an HTTP/1.1 transport tuned for thousands of
-// concurrent long-lived streams: no connection cap, idle connections kept for
-// reuse, no compression (it would batch SSE events and distort timing).
-// Connections dialed for a traced request count their bytes (countingConn).
-func newTransport(maxConns int) *http.Transport {
+// newTransport returns an HTTP/1.1 transport for thousands of concurrent
+// long-lived streams: it runs no goroutine of its own (a waiting stream
+// costs its sender's goroutine and no read buffer), has no connection cap,
+// keeps idle connections for reuse, and never asks for compression (it
+// would batch SSE events and distort timing). Connections dialed for a
+// traced request count their bytes (countingConn), and so are read through
+// a held buffer.
+func newTransport(maxConns int) *h1.Transport {
 	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
-	idle := max(maxConns, 256)
-	return &http.Transport{
+	return &h1.Transport{
 		// Go sets TCP_NODELAY by default.
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := dialer.DialContext(ctx, network, addr)
@@ -52,18 +55,15 @@ func newTransport(maxConns int) *http.Transport {
 			}
 			return &countingConn{Conn: c}, nil
 		},
-		MaxIdleConns:        idle,
-		MaxIdleConnsPerHost: idle,
+		MaxIdleConnsPerHost: max(maxConns, 256),
 		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
-		ForceAttemptHTTP2:   false,
 		TLSHandshakeTimeout: 30 * time.Second,
-		// Per-connection buffers cost memory times the concurrency (10,000
-		// streams = 10,000 connections): 4 KiB reads hold many SSE events,
-		// and requests go out in 1 KiB writes (a long prompt takes a few
-		// more system calls, once per request).
-		WriteBufferSize: 1 << 10,
+		// Both buffers are pooled and held only while in use: a stream
+		// waiting for its next event holds no read buffer. 4 KiB reads
+		// take many SSE events at once; a 16 KiB write takes a 4,000-token
+		// prompt.
 		ReadBufferSize:  4 << 10,
+		WriteBufferSize: 16 << 10,
 	}
 }
 

@@ -58,11 +58,12 @@ func (c *countingConn) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// tracer collects one request's trace. The transport calls its hooks on
-// its own goroutines, and a dial the request gave up on may call them after
-// the request ended (Go lets a dial finish for the pool's sake): mu guards
-// t against that, and done turns the hooks off once send has taken the
-// trace. Every time comes from the run's clock.
+// tracer collects one request's trace. The run's transport (h1) calls its
+// hooks on the sending goroutine, but an injected one may call them on its
+// own goroutines, even after the request ended (net/http lets a dial
+// finish for the pool's sake): mu guards t against that, and done turns the
+// hooks off once send has taken the trace. Every time comes from the run's
+// clock.
 type tracer struct {
 	clock *record.Clock
 	hooks httptrace.ClientTrace

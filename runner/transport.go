@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"sync"
+
+	"github.com/aiperf-go/aiperf/h1"
 )
 
 // firstTokenKey carries, in a request's context, a function called when
@@ -29,7 +31,7 @@ type hookTransport struct {
 	sticky bool
 
 	mu       sync.Mutex
-	sessions map[*session]*http.Transport
+	sessions map[*session]*h1.Transport
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -45,16 +47,18 @@ func (t *hookTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // forSession returns the session's own transport: one connection, kept for
 // the session's turns.
-func (t *hookTransport) forSession(s *session) *http.Transport {
+func (t *hookTransport) forSession(s *session) *h1.Transport {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.sessions == nil {
-		t.sessions = map[*session]*http.Transport{}
+		t.sessions = map[*session]*h1.Transport{}
 	}
 	tr, ok := t.sessions[s]
 	if !ok {
+		// A session's turns are sequential: it never needs more than one
+		// connection, and keeps that one between turns.
 		tr = newTransport(1)
-		tr.MaxConnsPerHost = 1
+		tr.MaxIdleConnsPerHost = 1
 		t.sessions[s] = tr
 	}
 	return tr

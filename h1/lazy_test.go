@@ -1,0 +1,180 @@
+package h1
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// wrapped hides a connection's file descriptor, as the runner's byte
+// counter does: the transport then reads it through its Read method.
+type wrapped struct{ net.Conn }
+
+func wrapDial(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := defaultDialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return wrapped{c}, nil
+}
+
+// dialers are the two ways a connection is read: waiting in the poller
+// without a buffer (tcp), and through Read (wrapped).
+var dialers = []struct {
+	name string
+	dial func(context.Context, string, string) (net.Conn, error)
+}{{"tcp", nil}, {"wrapped", wrapDial}}
+
+// tcpPair returns both ends of a loopback TCP connection.
+func tcpPair(t *testing.T) (client, server net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err = ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close(); server.Close() })
+	return client, server
+}
+
+// TestLazyReader reads what the peer wrote in small and large pieces; the
+// buffer is given back as soon as its bytes are consumed; the peer's close
+// is io.EOF, a reset ECONNRESET, a past deadline os.ErrDeadlineExceeded.
+func TestLazyReader(t *testing.T) {
+	for _, d := range dialers {
+		t.Run(d.name, func(t *testing.T) {
+			client, server := tcpPair(t)
+			var nc net.Conn = client
+			if d.dial != nil {
+				nc = wrapped{client}
+			}
+			l := newLazyReader(nc, 8)
+			if (l.raw != nil) != (d.dial == nil) {
+				t.Fatalf("raw %v", l.raw != nil)
+			}
+			io.WriteString(server, "hello, world")
+			got := make([]byte, 0, 12)
+			for _, n := range []int{3, 3, 6} { // 6 >= 2: the buffer's rest, then straight from the conn
+				p := make([]byte, n)
+				m, err := l.Read(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, p[:m]...)
+				if l.buffered() == 0 && l.buf != nil {
+					t.Error("empty but holding a buffer")
+				}
+			}
+			for len(got) < 12 {
+				p := make([]byte, 16)
+				m, err := l.Read(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, p[:m]...)
+			}
+			if string(got) != "hello, world" || l.buf != nil {
+				t.Fatalf("read %q, holding a buffer %v", got, l.buf != nil)
+			}
+
+			nc.SetReadDeadline(aLongTimeAgo)
+			if _, err := l.Read(make([]byte, 4)); !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Errorf("past deadline: %v", err)
+			}
+			nc.SetReadDeadline(time.Time{})
+
+			server.(*net.TCPConn).SetLinger(0)
+			io.WriteString(server, "x")
+			time.Sleep(10 * time.Millisecond)
+			server.Close()
+			time.Sleep(10 * time.Millisecond)
+			b := make([]byte, 4)
+			if n, err := l.Read(b); n != 1 || err != nil {
+				t.Errorf("read before the reset: %d %v", n, err)
+			}
+			if _, err := l.Read(b); !errors.Is(err, syscall.ECONNRESET) {
+				t.Errorf("after a reset: %v", err)
+			}
+		})
+	}
+	t.Run("eof", func(t *testing.T) {
+		client, server := tcpPair(t)
+		l := newLazyReader(client, 8)
+		server.Close()
+		if _, err := l.Read(make([]byte, 4)); err != io.EOF {
+			t.Errorf("after the peer's close: %v, want io.EOF", err)
+		}
+	})
+}
+
+// TestBlockedStreamsHoldNoReadBuffer: on plain TCP a stream waiting for
+// data holds no read buffer; read through Read (wrapped) it holds one.
+func TestBlockedStreamsHoldNoReadBuffer(t *testing.T) {
+	const n, size = 100, 64 << 10
+	srv := startRaw(t, func(c net.Conn, br *bufio.Reader) {
+		readRequest(br)
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n")
+		br.ReadByte() // until the client goes away (io.Copy would hold a pooled buffer)
+	})
+	perStream := map[string]float64{}
+	// A first round warms up what the runtime and the server allocate once.
+	// Two collections before each measure free pooled buffers too
+	// (sync.Pool keeps them one cycle).
+	for _, d := range append(dialers[1:], dialers...) {
+		tr := &Transport{DialContext: d.dial, ReadBufferSize: size}
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg, ready sync.WaitGroup
+		ready.Add(n)
+		runtime.GC()
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range n {
+			wg.Go(func() {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.url(), nil)
+				resp, err := tr.RoundTrip(req)
+				if err != nil {
+					t.Error(err)
+					ready.Done()
+					return
+				}
+				defer resp.Body.Close()
+				resp.Body.Read(make([]byte, 5))
+				ready.Done()
+				resp.Body.Read(make([]byte, 5)) // blocks until cancel
+			})
+		}
+		ready.Wait()
+		time.Sleep(20 * time.Millisecond) // all blocked in the second Read
+		runtime.GC()
+		runtime.GC()
+		var during runtime.MemStats
+		runtime.ReadMemStats(&during)
+		cancel()
+		wg.Wait()
+		perStream[d.name] = float64(int64(during.HeapAlloc)-int64(before.HeapAlloc)) / n
+	}
+	// Everything but the read buffer costs the same both ways.
+	if d := perStream["wrapped"] - perStream["tcp"]; d < size*0.9 || d > size*1.1 || perStream["tcp"] > size/4 {
+		t.Errorf("heap per blocked stream: %.0f bytes on tcp, %.0f wrapped; want a read buffer (%d) apart, and tcp well under one",
+			perStream["tcp"], perStream["wrapped"], size)
+	}
+	t.Logf("heap per blocked stream: %.0f bytes on tcp, %.0f wrapped (%d-byte read buffers)", perStream["tcp"], perStream["wrapped"], size)
+}
