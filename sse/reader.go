@@ -31,7 +31,11 @@ var (
 const DefaultMaxMessage = 16 << 20
 
 const (
-	initialBuf = 1 << 10
+	// initialBuf is the buffer a reader starts with, doubled when an event
+	// does not fit. A stream waiting for its next event holds it, so it is
+	// sized for one typical event (a chat chunk is 150-400 bytes): 10,000
+	// open streams hold 2.5 MB at 256 bytes, 10 MB at 1 KiB.
+	initialBuf = 256
 	// maxEmptyReads bounds reads returning (0, nil), as bufio does, so a
 	// misbehaving reader cannot make Next spin forever.
 	maxEmptyReads = 100

@@ -10,6 +10,7 @@ import (
 
 	"github.com/peterbourgon/ff/v4"
 
+	"github.com/aiperf-go/aiperf/gcfloor"
 	"github.com/aiperf-go/aiperf/internal/command"
 	"github.com/aiperf-go/aiperf/mockserver"
 )
@@ -86,6 +87,8 @@ func (f *mockServerFlags) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return command.Usage(err)
 	}
+	// Its collections would take CPU from a client measured beside it.
+	defer gcfloor.Start(gcfloor.Default)()
 	if err := srv.Start(ctx); err != nil {
 		return fmt.Errorf("mock server: %w", err)
 	}

@@ -1,0 +1,51 @@
+package gcfloor
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+// TestGCFloor: with a small live heap, GOGC is raised so that the heap
+// goal reaches the floor; with a live heap over the floor it stays at the
+// default; stopping restores the previous setting, and nested runs share
+// one floor.
+func TestFloor(t *testing.T) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set: the floor is off")
+	}
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	gogc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+
+	stop := Start(1 << 30)
+	stop2 := Start(1 << 30)
+	runtime.GC()
+	runtime.GC() // the finalizer of the first cycle re-arms for the second
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	// live + (live+stacks+globals)*p/100 ≈ 1 GiB with a live heap of a
+	// few MB: p is in the thousands.
+	if p := gogc(); p < 1000 {
+		t.Errorf("GOGC %d with %d MB live, want the floor to raise it", p, ms.HeapAlloc>>20)
+	}
+	stop()
+	if p := gogc(); p < 1000 {
+		t.Errorf("GOGC %d after one of two runs stopped, want still raised", p)
+	}
+	stop2()
+	stop2() // idempotent
+	runtime.GC()
+	if p := gogc(); p != 100 {
+		t.Errorf("GOGC %d after stop, want 100 restored", p)
+	}
+
+	stop = Start(1) // a floor below the live heap
+	runtime.GC()
+	runtime.GC()
+	if p := gogc(); p != 100 {
+		t.Errorf("GOGC %d with a floor under the live heap, want 100", p)
+	}
+	stop()
+}
