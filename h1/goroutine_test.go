@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 )
@@ -24,28 +23,10 @@ func TestStreamsUseCallersGoroutines(t *testing.T) {
 	base := settledGoroutines(-1)
 
 	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	var ready sync.WaitGroup
-	ready.Add(n)
-	for range n {
-		wg.Go(func() {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.url(), nil)
-			resp, err := tr.RoundTrip(req)
-			if err != nil {
-				t.Error(err)
-				ready.Done()
-				return
-			}
-			defer resp.Body.Close()
-			resp.Body.Read(make([]byte, 16))
-			ready.Done()
-			io.Copy(io.Discard, resp.Body) // until cancel
-		})
-	}
-	ready.Wait()
+	wait := openStreams(t, ctx, tr, srv.url(), n)
 	got := settledGoroutines(base+2*n) - base
 	cancel()
-	wg.Wait()
+	wait()
 	if got != 2*n {
 		t.Errorf("%d streams: %d more goroutines, want %d (one caller and one server goroutine each)\n%s", n, got, 2*n, stacks())
 	}

@@ -186,3 +186,34 @@ func within(t *testing.T, d time.Duration, what string, fn func()) {
 		t.Errorf("%s took %v, want < %v", what, el, d)
 	}
 }
+
+// openStreams starts n GET requests to url on tr, one goroutine each, and
+// returns once every one has read its first byte and blocked in a second
+// read; the reads end, and wait returns, when ctx ends.
+func openStreams(t *testing.T, ctx context.Context, tr *Transport, url string, n int) (wait func()) {
+	t.Helper()
+	var wg, ready sync.WaitGroup
+	ready.Add(n)
+	for range n {
+		wg.Go(func() {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+			resp, err := tr.RoundTrip(req)
+			if err != nil {
+				t.Error(err)
+				ready.Done()
+				return
+			}
+			defer resp.Body.Close()
+			buf := make([]byte, 1)
+			resp.Body.Read(buf)
+			ready.Done()
+			for { // blocks until ctx ends (io.Copy would hold a 32 KiB buffer)
+				if _, err := resp.Body.Read(buf); err != nil {
+					return
+				}
+			}
+		})
+	}
+	ready.Wait()
+	return wg.Wait
+}

@@ -6,10 +6,8 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"runtime"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -140,35 +138,18 @@ func TestBlockedStreamsHoldNoReadBuffer(t *testing.T) {
 	for _, d := range append(dialers[1:], dialers...) {
 		tr := &Transport{DialContext: d.dial, ReadBufferSize: size}
 		ctx, cancel := context.WithCancel(context.Background())
-		var wg, ready sync.WaitGroup
-		ready.Add(n)
 		runtime.GC()
 		runtime.GC()
 		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
-		for range n {
-			wg.Go(func() {
-				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.url(), nil)
-				resp, err := tr.RoundTrip(req)
-				if err != nil {
-					t.Error(err)
-					ready.Done()
-					return
-				}
-				defer resp.Body.Close()
-				resp.Body.Read(make([]byte, 5))
-				ready.Done()
-				resp.Body.Read(make([]byte, 5)) // blocks until cancel
-			})
-		}
-		ready.Wait()
+		wait := openStreams(t, ctx, tr, srv.url(), n)
 		time.Sleep(20 * time.Millisecond) // all blocked in the second Read
 		runtime.GC()
 		runtime.GC()
 		var during runtime.MemStats
 		runtime.ReadMemStats(&during)
 		cancel()
-		wg.Wait()
+		wait()
 		perStream[d.name] = float64(int64(during.HeapAlloc)-int64(before.HeapAlloc)) / n
 	}
 	// Everything but the read buffer costs the same both ways.
