@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"syscall"
 	"time"
 
 	"github.com/aiperf-go/aiperf/metrics"
@@ -11,19 +10,6 @@ import (
 type usage struct {
 	user, sys time.Duration
 	maxRSSMB  float64
-}
-
-// processUsage reads the process's CPU time and peak resident memory.
-func processUsage() usage {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return usage{}
-	}
-	return usage{
-		user:     time.Duration(ru.Utime.Nano()),
-		sys:      time.Duration(ru.Stime.Nano()),
-		maxRSSMB: float64(ru.Maxrss) / 1024, // Linux reports KiB
-	}
 }
 
 // latenessMS summarises schedule lateness samples (ns) as p50, p99 and max
