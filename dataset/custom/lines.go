@@ -252,11 +252,15 @@ func readRecords(ctx context.Context, path string, bad *badLines, fn func(line i
 // (line reading, record parsing, session and schedule checks) and in any
 // order. err reports them by file (in the order files first had a bad
 // line), then by line, one LineError per line (the first problem added for
-// it), the first max kept and all counted.
+// it), the first max kept and all counted. Memory stays bounded by max
+// messages however many lines are bad: beyond them, a bad line costs its
+// number (4 bytes), kept to count distinct lines.
 type badLines struct {
 	file  string // the file of the lines given to addRow
 	max   int
-	lines []LineError
+	kept  []LineError        // the first max, in report order
+	rank  map[string]int     // file -> order of its first bad line
+	lines map[string][]int32 // file -> every bad line number, with repeats
 }
 
 // newBadLines returns a collector for o: rows added with addRow belong to
@@ -267,31 +271,48 @@ func newBadLines(o *Options) *badLines {
 
 // add records that line of file is bad; e carries the field and message.
 func (b *badLines) add(file string, line int, e *LineError) {
-	b.lines = append(b.lines, LineError{File: file, Line: line, Field: e.Field, Msg: e.Msg})
+	b.addLine(LineError{File: file, Line: line, Field: e.Field, Msg: e.Msg})
 }
 
 // addRow records that line (or CSV row) of b.file is bad because of field
 // (may be "").
 func (b *badLines) addRow(line int, field, msg string) {
-	b.lines = append(b.lines, LineError{File: b.file, Line: line, Field: field, Msg: msg})
+	b.addLine(LineError{File: b.file, Line: line, Field: field, Msg: msg})
+}
+
+// addLine counts l's line and keeps l when it is among the first max.
+func (b *badLines) addLine(l LineError) {
+	if b.rank == nil {
+		b.rank, b.lines = map[string]int{}, map[string][]int32{}
+	}
+	if _, ok := b.rank[l.File]; !ok {
+		b.rank[l.File] = len(b.rank)
+	}
+	b.lines[l.File] = append(b.lines[l.File], int32(l.Line))
+	before := func(x LineError) int {
+		return cmp.Or(cmp.Compare(b.rank[l.File], b.rank[x.File]), cmp.Compare(l.Line, x.Line))
+	}
+	i, found := slices.BinarySearchFunc(b.kept, l, func(x, _ LineError) int { return -before(x) })
+	if found || i >= b.max {
+		return // an earlier problem of this line wins; or not among the first max
+	}
+	b.kept = slices.Insert(b.kept, i, l)
+	if len(b.kept) > b.max {
+		b.kept = b.kept[:b.max]
+	}
 }
 
 // err returns a *FileError when any line was bad, else nil.
 func (b *badLines) err() error {
-	if len(b.lines) == 0 {
+	if len(b.kept) == 0 {
 		return nil
 	}
-	rank := make(map[string]int, 1)
-	for _, l := range b.lines {
-		if _, ok := rank[l.File]; !ok {
-			rank[l.File] = len(rank)
-		}
+	total := 0
+	for _, ls := range b.lines {
+		slices.Sort(ls)
+		total += len(slices.Compact(ls))
 	}
-	slices.SortStableFunc(b.lines, func(x, y LineError) int {
-		return cmp.Or(cmp.Compare(rank[x.File], rank[y.File]), cmp.Compare(x.Line, y.Line))
-	})
-	b.lines = slices.CompactFunc(b.lines, func(x, y LineError) bool { return x.File == y.File && x.Line == y.Line })
-	return &FileError{Total: len(b.lines), Lines: slices.Clone(b.lines[:min(len(b.lines), b.max)])}
+	return &FileError{Total: total, Lines: slices.Clone(b.kept)}
 }
 
 // errBlankFile is returned for a dataset file with no non-blank line.

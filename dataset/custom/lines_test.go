@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -102,6 +104,27 @@ func TestJSONLScanStops(t *testing.T) {
 	}, func(int, string) error { return nil })
 	if !errors.Is(err, stop) || calls != 1 {
 		t.Errorf("err %v after %d calls, want stop after 1", err, calls)
+	}
+}
+
+// TestBadLinesOrderAndBound: lines added out of order, from two files and
+// by several passes, are reported by file (in the order of each file's
+// first bad line) then line, the earliest-added problem of a line winning;
+// only max are kept, all distinct lines are counted.
+func TestBadLinesOrderAndBound(t *testing.T) {
+	b := &badLines{max: 3}
+	for line := 1000; line >= 1; line-- {
+		b.add("b.jsonl", line, &LineError{Msg: fmt.Sprint("first ", line)})
+	}
+	b.add("a.jsonl", 7, &LineError{Msg: "a7"}) // a's first bad line comes after b's
+	b.add("b.jsonl", 2, &LineError{Msg: "later pass"})
+	if len(b.kept) != 3 {
+		t.Fatalf("%d messages kept, want 3", len(b.kept))
+	}
+	fe := fileError(t, b.err())
+	want := []LineError{{File: "b.jsonl", Line: 1, Msg: "first 1"}, {File: "b.jsonl", Line: 2, Msg: "first 2"}, {File: "b.jsonl", Line: 3, Msg: "first 3"}}
+	if fe.Total != 1001 || !slices.Equal(fe.Lines, want) {
+		t.Errorf("got total %d, %+v", fe.Total, fe.Lines)
 	}
 }
 
