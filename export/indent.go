@@ -294,9 +294,15 @@ func (w *indentWriter) appendIndentedRaw(raw []byte, depth int) error {
 
 // rawScanner walks JSON text that json.Valid has accepted.
 type rawScanner struct {
-	src []byte
-	pos int
+	src  []byte
+	pos  int
+	nest int // open objects and arrays
 }
+
+// maxNesting is encoding/json's limit on nested objects and arrays, which
+// appendIndentedRaw keeps so that its verdicts match json.Valid's (fastjson
+// validates any depth). A variable for tests.
+var maxNesting = 10000
 
 func (r *rawScanner) skipSpace() {
 	for r.pos < len(r.src) {
@@ -313,6 +319,10 @@ func (r *rawScanner) value(w *indentWriter, depth int) error {
 	r.skipSpace()
 	switch c := r.src[r.pos]; c {
 	case '{', '[':
+		if r.nest++; r.nest > maxNesting {
+			return errInvalidJSON
+		}
+		defer func() { r.nest-- }()
 		closer := byte('}')
 		if c == '[' {
 			closer = ']'

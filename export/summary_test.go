@@ -299,6 +299,20 @@ func TestWriteInputsStreams(t *testing.T) {
 	}
 }
 
+// TestIndentedRawNesting: nesting past the limit (encoding/json's, lowered
+// here) is refused, as json.Valid refuses it; at the limit it is accepted.
+func TestIndentedRawNesting(t *testing.T) {
+	defer func(old int) { maxNesting = old }(maxNesting)
+	maxNesting = 5
+	for depth, ok := range map[int]bool{5: true, 6: false} {
+		raw := strings.Repeat(`{"a":[`, depth/2) + strings.Repeat("[", depth%2) + "1" + strings.Repeat("]", depth%2) + strings.Repeat("]}", depth/2)
+		iw := &indentWriter{}
+		if err := iw.appendIndentedRaw([]byte(raw), 0); (err == nil) != ok {
+			t.Errorf("depth %d (%s): err %v, want accepted %v", depth, raw, err, ok)
+		}
+	}
+}
+
 func FuzzAppendIndentedRaw(f *testing.F) {
 	for _, s := range []string{`{}`, `[]`, `{"a":[1,2.50,{"b":null}],"c":"\u003c\n"}`, `"x"`, `-1.5e+3`, ` [ true , false ] `} {
 		f.Add([]byte(s))
