@@ -44,11 +44,13 @@ var (
 // Calls nest: the floor of the first Start holds until the last stop. It
 // starts no goroutine: the adjustment runs as a finalizer, on the
 // runtime's finalizer goroutine, re-armed after each collection. A GOGC
-// environment variable turns it off: the user's setting wins.
+// environment variable turns it off: the user's setting wins. In a
+// container with a memory limit, the floor is at most a quarter of it.
 func Start(bytes uint64) (stop func()) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return func() {}
 	}
+	bytes = capped(bytes, memoryLimit())
 	mu.Lock()
 	defer mu.Unlock()
 	if users == 0 {

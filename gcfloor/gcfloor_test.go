@@ -49,3 +49,24 @@ func TestFloor(t *testing.T) {
 	}
 	stop()
 }
+
+// TestContainerLimit: a container's memory limit caps the floor at a
+// quarter of it; "max" and v1's huge value mean no limit.
+func TestContainerLimit(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		limit uint64
+		floor uint64
+	}{
+		{"max\n", 0, 200 << 20},
+		{"9223372036854771712\n", 0, 200 << 20},
+		{"268435456\n", 256 << 20, 64 << 20},
+		{"4294967296", 4 << 30, 200 << 20},
+		{"garbage", 0, 200 << 20},
+	} {
+		limit := parseLimit(tc.file)
+		if limit != tc.limit || capped(200<<20, limit) != tc.floor {
+			t.Errorf("%q: limit %d, floor %d; want %d, %d", tc.file, limit, capped(200<<20, limit), tc.limit, tc.floor)
+		}
+	}
+}
