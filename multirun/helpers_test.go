@@ -11,24 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aiperf-go/aiperf/mockserver"
 	"github.com/aiperf-go/aiperf/runner"
 )
-
-// startMock starts a mock server with no latency on a free loopback port.
-func startMock(t *testing.T, cfg mockserver.Config) *mockserver.Server {
-	t.Helper()
-	cfg.Addr = "127.0.0.1:0"
-	srv, err := mockserver.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
-}
 
 // tinyConfig is a small valid streaming benchmark of 4 requests against
 // url, stored in a temporary directory.

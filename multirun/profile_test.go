@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 	"github.com/aiperf-go/aiperf/runner"
 )
 
@@ -37,7 +38,7 @@ type aggregateDoc struct {
 }
 
 func TestProfileRunsAndAggregate(t *testing.T) {
-	srv := startMock(t, mockserver.Config{RecordTimelines: true})
+	srv := mocktest.Start(t, mockserver.Config{RecordTimelines: true})
 	cfg := tinyConfig(t, srv.URL())
 	cfg.NumProfileRuns = 3
 	cfg.WarmupRequestCount = 2
@@ -114,7 +115,7 @@ func TestProfileRunsAndAggregate(t *testing.T) {
 }
 
 func TestProfileWarmupEveryRun(t *testing.T) {
-	srv := startMock(t, mockserver.Config{RecordTimelines: true})
+	srv := mocktest.Start(t, mockserver.Config{RecordTimelines: true})
 	cfg := tinyConfig(t, srv.URL())
 	cfg.NumProfileRuns, cfg.WarmupRequestCount = 2, 2
 	cfg.ProfileRunDisableWarmupAfterFirst = false
@@ -132,7 +133,7 @@ func TestProfileWarmupEveryRun(t *testing.T) {
 }
 
 func TestProfileCooldown(t *testing.T) {
-	srv := startMock(t, mockserver.Config{})
+	srv := mocktest.Start(t, mockserver.Config{})
 	cfg := tinyConfig(t, srv.URL())
 	cfg.NumProfileRuns = 2
 	cfg.ProfileRunCooldown = 300 * time.Millisecond
@@ -151,7 +152,7 @@ func TestProfileCooldown(t *testing.T) {
 }
 
 func TestProfileFailures(t *testing.T) {
-	srv := startMock(t, mockserver.Config{})
+	srv := mocktest.Start(t, mockserver.Config{})
 	boom := errors.New("boom")
 	tests := []struct {
 		name     string
@@ -206,7 +207,7 @@ func TestProfileFailures(t *testing.T) {
 }
 
 func TestProfileAllRequestsFail(t *testing.T) {
-	srv := startMock(t, mockserver.Config{ErrorRate: 1})
+	srv := mocktest.Start(t, mockserver.Config{ErrorRate: 1})
 	cfg := tinyConfig(t, srv.URL())
 	cfg.NumProfileRuns = 2
 	var rec recorder
@@ -224,7 +225,7 @@ func TestProfileAllRequestsFail(t *testing.T) {
 }
 
 func TestProfileInterrupted(t *testing.T) {
-	srv := startMock(t, mockserver.Config{})
+	srv := mocktest.Start(t, mockserver.Config{})
 	t.Run("between runs: the runs so far are aggregated", func(t *testing.T) {
 		cfg := tinyConfig(t, srv.URL())
 		cfg.NumProfileRuns = 4
@@ -264,7 +265,7 @@ func TestProfileInterrupted(t *testing.T) {
 }
 
 func TestProfileStoreURL(t *testing.T) {
-	srv := startMock(t, mockserver.Config{})
+	srv := mocktest.Start(t, mockserver.Config{})
 	cfg := tinyConfig(t, srv.URL())
 	dir := cfg.ArtifactDir
 	cfg.ArtifactDir = "file://" + filepath.ToSlash(dir)

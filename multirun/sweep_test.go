@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 )
 
 // readCSV reads a CSV file whose lines must end in CRLF.
@@ -36,7 +37,7 @@ var sweepCSVHeader = "Successful Runs,Request Throughput (requests/sec),Output T
 	"p50 Request Latency (ms),p99 Request Latency (ms),Error Count"
 
 func TestConcurrencySweep(t *testing.T) {
-	srv := startMock(t, mockserver.Config{RecordTimelines: true})
+	srv := mocktest.Start(t, mockserver.Config{RecordTimelines: true})
 	cfg := tinyConfig(t, srv.URL())
 	cfg.ConcurrencyList, cfg.Concurrency = []int{4, 1, 2}, 4
 	var rec recorder
@@ -84,7 +85,7 @@ func TestConcurrencySweep(t *testing.T) {
 }
 
 func TestRateSweepWithProfileRuns(t *testing.T) {
-	srv := startMock(t, mockserver.Config{})
+	srv := mocktest.Start(t, mockserver.Config{})
 	cfg := tinyConfig(t, srv.URL())
 	cfg.Streaming = false
 	cfg.Concurrency = 0
@@ -132,7 +133,7 @@ func TestRateSweepWithProfileRuns(t *testing.T) {
 }
 
 func TestSweepFailedPoints(t *testing.T) {
-	srv := startMock(t, mockserver.Config{})
+	srv := mocktest.Start(t, mockserver.Config{})
 	boom := errors.New("boom")
 	t.Run("one point failed", func(t *testing.T) {
 		cfg := tinyConfig(t, srv.URL())

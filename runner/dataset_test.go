@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 )
 
 // writeFile writes content to name in a temporary directory.
@@ -44,7 +45,7 @@ func serverBodies(t *testing.T, srv *mockserver.Server) map[string]map[string]an
 // text, its output length, its extra fields (over --extra-inputs), in file
 // order.
 func TestSingleTurnFile(t *testing.T) {
-	srv := startMock(t, mockserver.Config{RecordTimelines: true, OutputTokens: 3})
+	srv := mocktest.Start(t, mockserver.Config{RecordTimelines: true, OutputTokens: 3})
 	cfg := testConfig(t, srv.URL())
 	cfg.InputFile = writeFile(t, "prompts.jsonl", `{"text": "What is machine learning?", "output_length": 50}
 {"texts": ["Tell me a joke", "about cats"], "extra": {"temperature": 0.2, "top_p": 0.5}}
@@ -95,7 +96,7 @@ func TestSingleTurnFile(t *testing.T) {
 // fixed-schedule replay; each request arrives at its timestamp relative to
 // the first, and every row is sent once.
 func TestFixedScheduleTrace(t *testing.T) {
-	srv := startMock(t, mockserver.Config{RecordTimelines: true, OutputTokens: 2})
+	srv := mocktest.Start(t, mockserver.Config{RecordTimelines: true, OutputTokens: 2})
 	cfg := testConfig(t, srv.URL())
 	cfg.InputFile = writeFile(t, "trace.jsonl", `{"timestamp": 1000, "text_input": "first", "output_length": 2}
 {"timestamp": 1060, "text_input": "second", "output_length": 2}
@@ -128,7 +129,7 @@ func TestFixedScheduleTrace(t *testing.T) {
 // TestMalformedDatasetRefused: a bad line stops the run before any request
 // or stored file, naming the file, line and field.
 func TestMalformedDatasetRefused(t *testing.T) {
-	srv := startMock(t, mockserver.Config{RecordTimelines: true})
+	srv := mocktest.Start(t, mockserver.Config{RecordTimelines: true})
 	cfg := testConfig(t, srv.URL())
 	cfg.InputFile = writeFile(t, "bad.jsonl", "{\"text\": \"ok\"}\n{\"text\": 5}\n")
 	if err := cfg.Validate(); err != nil {
@@ -150,7 +151,7 @@ func TestMalformedDatasetRefused(t *testing.T) {
 // TestInputsDeterministic: the same seed and inputs give a byte-identical
 // inputs.json, with every synthetic feature on, and for a trace.
 func TestInputsDeterministic(t *testing.T) {
-	srv := startMock(t, mockserver.Config{OutputTokens: 2})
+	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 2})
 	trace := writeFile(t, "trace.jsonl", `{"input_length": 30, "hash_ids": [1], "output_length": 3}
 {"input_length": 60, "hash_ids": [1, 2], "output_length": 3}
 {"input_length": 30, "output_length": 3}
@@ -195,7 +196,7 @@ func TestInputsDeterministic(t *testing.T) {
 // built when sent (for a trace, from its lazy block prompts); the server
 // receives the same bodies and inputs.json is the same.
 func TestLargeDatasetsBuildBodiesAtSend(t *testing.T) {
-	srv := startMock(t, mockserver.Config{RecordTimelines: true, OutputTokens: 2})
+	srv := mocktest.Start(t, mockserver.Config{RecordTimelines: true, OutputTokens: 2})
 	trace := writeFile(t, "trace.jsonl", `{"input_length": 30, "hash_ids": [1], "output_length": 3}
 {"input_length": 60, "hash_ids": [1, 2], "output_length": 3}
 {"input_length": 25, "output_length": 3}

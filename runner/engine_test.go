@@ -16,13 +16,14 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 )
 
 // TestUserCentricGaps: each user's turns are scheduled num_users/rate apart
 // (exactly, on the intended times), users are staggered by 1/rate, and
 // actual sends follow the schedule.
 func TestUserCentricGaps(t *testing.T) {
-	srv := startMock(t, mockserver.Config{OutputTokens: 2, TTFT: time.Millisecond})
+	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 2, TTFT: time.Millisecond})
 	cfg := testConfig(t, srv.URL())
 	cfg.UserCentricRate, cfg.NumUsers = 40, 4 // gap 100 ms
 	cfg.SessionTurnsMean = 3
@@ -62,7 +63,7 @@ func TestUserCentricGaps(t *testing.T) {
 // TestRequestCancellation: the drawn share of requests is cancelled after
 // the delay and recorded as 499 errors with was_cancelled.
 func TestRequestCancellation(t *testing.T) {
-	srv := startMock(t, mockserver.Config{OutputTokens: 4, TTFT: 150 * time.Millisecond})
+	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 4, TTFT: 150 * time.Millisecond})
 	cfg := testConfig(t, srv.URL())
 	cfg.Streaming = true
 	cfg.Concurrency, cfg.RequestCount = 8, 40
@@ -88,7 +89,7 @@ func TestRequestCancellation(t *testing.T) {
 // TestPrefillConcurrency: at most --prefill-concurrency requests wait for
 // their first token at once, seen from the server.
 func TestPrefillConcurrency(t *testing.T) {
-	srv := startMock(t, mockserver.Config{RecordTimelines: true, OutputTokens: 10, TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond})
+	srv := mocktest.Start(t, mockserver.Config{RecordTimelines: true, OutputTokens: 10, TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond})
 	cfg := testConfig(t, srv.URL())
 	cfg.Streaming = true
 	cfg.Concurrency, cfg.PrefillConcurrency, cfg.RequestCount = 4, 1, 12
@@ -110,7 +111,7 @@ func TestPrefillConcurrency(t *testing.T) {
 
 // TestConcurrencyRamp: closed-loop worker w starts at step w of the ramp.
 func TestConcurrencyRamp(t *testing.T) {
-	srv := startMock(t, mockserver.Config{OutputTokens: 2, TTFT: 5 * time.Millisecond})
+	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 2, TTFT: 5 * time.Millisecond})
 	cfg := testConfig(t, srv.URL())
 	cfg.Concurrency, cfg.ConcurrencyRamp, cfg.BenchmarkDuration = 4, 300*time.Millisecond, 500*time.Millisecond
 	cfg.GracePeriod = 5 * time.Second
@@ -143,7 +144,7 @@ func TestConcurrencyRamp(t *testing.T) {
 // TestWarmupByDurationWithItsOwnLoad: a duration warmup at concurrency 1,
 // then profiling at 3; warmup requests reach the server but not the records.
 func TestWarmupByDurationWithItsOwnLoad(t *testing.T) {
-	srv := startMock(t, mockserver.Config{RecordTimelines: true, OutputTokens: 2, TTFT: 10 * time.Millisecond})
+	srv := mocktest.Start(t, mockserver.Config{RecordTimelines: true, OutputTokens: 2, TTFT: 10 * time.Millisecond})
 	cfg := testConfig(t, srv.URL())
 	cfg.Concurrency, cfg.RequestCount = 3, 9
 	cfg.WarmupDuration, cfg.WarmupConcurrency = 100*time.Millisecond, 1
@@ -228,7 +229,7 @@ func TestConnectionReuseStrategies(t *testing.T) {
 // degraded in the result, the manifest and the console; a run that keeps
 // its schedule is not.
 func TestDegradedWhenTheServerFallsBehind(t *testing.T) {
-	srv := startMock(t, mockserver.Config{OutputTokens: 2, TTFT: 50 * time.Millisecond})
+	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 2, TTFT: 50 * time.Millisecond})
 	cfg := testConfig(t, srv.URL())
 	cfg.RequestRate, cfg.ArrivalPattern, cfg.Concurrency, cfg.RequestCount = 100, "constant", 2, 30
 	var out bytes.Buffer
@@ -282,7 +283,7 @@ func TestDegradedWhenTheServerFallsBehind(t *testing.T) {
 // TestTimeslicesWritten: --slice-duration writes the per-window JSON and
 // tidy CSV next to the summary, covering every request once.
 func TestTimeslicesWritten(t *testing.T) {
-	srv := startMock(t, mockserver.Config{OutputTokens: 2, TTFT: time.Millisecond})
+	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 2, TTFT: time.Millisecond})
 	cfg := testConfig(t, srv.URL())
 	cfg.RequestRate, cfg.ArrivalPattern, cfg.RequestCount = 100, "constant", 25 // 0.25 s
 	cfg.SliceDuration = 100 * time.Millisecond

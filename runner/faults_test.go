@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 )
 
 // streamDouble is a fault-injection server that answers every request with
@@ -65,7 +66,7 @@ func TestCleanStreamWithoutDoneIsAccepted(t *testing.T) {
 }
 
 func TestGoodputEndToEnd(t *testing.T) {
-	srv := startMock(t, mockserver.Config{OutputTokens: 4})
+	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 4})
 	cfg := testConfig(t, srv.URL())
 	cfg.Streaming = true
 	cfg.RequestCount = 5

@@ -10,24 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/aiperf-go/aiperf/mockserver"
 )
-
-// startMock starts a mock server on a free loopback port for the test.
-func startMock(t *testing.T, cfg mockserver.Config) *mockserver.Server {
-	t.Helper()
-	cfg.Addr = "127.0.0.1:0"
-	srv, err := mockserver.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
-}
 
 // testConfig is a small valid configuration against url, writing to a
 // temporary directory.

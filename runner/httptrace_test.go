@@ -20,6 +20,7 @@ import (
 	"github.com/aiperf-go/aiperf/endpoint"
 	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 	"github.com/aiperf-go/aiperf/record"
 )
 
@@ -98,7 +99,7 @@ func checkExchange(t *testing.T, rec *record.Record) map[string]float64 {
 // timeline match what the client recorded.
 func TestHTTPTraceStreaming(t *testing.T) {
 	const ttft = 20 * time.Millisecond
-	srv := startMock(t, mockserver.Config{TTFT: ttft, ITL: 2 * time.Millisecond, TokensPerChunk: 1,
+	srv := mocktest.Start(t, mockserver.Config{TTFT: ttft, ITL: 2 * time.Millisecond, TokensPerChunk: 1,
 		NoRoleChunk: true, RecordTimelines: true})
 	px := startProxy(t, srv.Addr())
 	s := newTraceSender(t, px.url(), true)
@@ -160,7 +161,7 @@ func TestHTTPTraceStreaming(t *testing.T) {
 // TestHTTPTraceNonStreaming: a JSON response is traced too, its bytes
 // (headers and body) counted exactly.
 func TestHTTPTraceNonStreaming(t *testing.T) {
-	srv := startMock(t, mockserver.Config{TTFT: 5 * time.Millisecond})
+	srv := mocktest.Start(t, mockserver.Config{TTFT: 5 * time.Millisecond})
 	px := startProxy(t, srv.Addr())
 	s := newTraceSender(t, px.url(), false)
 	rec := sendChat(s, "n0", false)
@@ -174,7 +175,7 @@ func TestHTTPTraceNonStreaming(t *testing.T) {
 // shared pool (run with -race): every byte is attributed to exactly one
 // request, and every request's phases add up.
 func TestHTTPTraceConcurrent(t *testing.T) {
-	srv := startMock(t, mockserver.Config{TTFT: time.Millisecond, ITL: 100 * time.Microsecond, TokensPerChunk: 1})
+	srv := mocktest.Start(t, mockserver.Config{TTFT: time.Millisecond, ITL: 100 * time.Microsecond, TokensPerChunk: 1})
 	px := startProxy(t, srv.Addr())
 	s := newTraceSender(t, px.url(), true)
 	const workers, each = 6, 5
@@ -204,7 +205,7 @@ func TestHTTPTraceDNS(t *testing.T) {
 	if _, err := net.LookupHost("localhost"); err != nil {
 		t.Skip("localhost does not resolve here")
 	}
-	srv := startMock(t, mockserver.Config{})
+	srv := mocktest.Start(t, mockserver.Config{})
 	_, port, _ := net.SplitHostPort(srv.Addr())
 	s := newTraceSender(t, "http://localhost:"+port, true)
 	first := checkExchange(t, sendChat(s, "d0", true))
@@ -246,7 +247,7 @@ func TestHTTPTraceStaleRetry(t *testing.T) {
 
 // TestHTTPTraceOff: without tracing no record carries a trace.
 func TestHTTPTraceOff(t *testing.T) {
-	srv := startMock(t, mockserver.Config{})
+	srv := mocktest.Start(t, mockserver.Config{})
 	s := newTraceSender(t, srv.URL(), true)
 	s.trace = false
 	if rec := sendChat(s, "o0", true); rec.Error != nil || rec.HTTPTrace != nil {
@@ -260,7 +261,7 @@ func TestHTTPTraceOff(t *testing.T) {
 // trace_data to every record (raw ones too); a default run has none of
 // them.
 func TestHTTPTraceRun(t *testing.T) {
-	srv := startMock(t, mockserver.Config{TTFT: 2 * time.Millisecond, ITL: 200 * time.Microsecond})
+	srv := mocktest.Start(t, mockserver.Config{TTFT: 2 * time.Millisecond, ITL: 200 * time.Microsecond})
 	run := func(show, export bool) (string, []jsonRecord, []string, string) {
 		cfg := testConfig(t, srv.URL())
 		cfg.Streaming = true

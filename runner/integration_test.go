@@ -18,6 +18,7 @@ import (
 	_ "gocloud.dev/blob/s3blob"
 
 	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 	"github.com/aiperf-go/aiperf/sink"
 )
 
@@ -92,7 +93,7 @@ func (m *minio) url(prefix string, extra ...string) string {
 // and every record arrives.
 func TestMinIOOutageEveryRecordArrives(t *testing.T) {
 	m := startMinIO(t)
-	srv := startMock(t, mockserver.Config{TTFT: 20 * time.Millisecond})
+	srv := mocktest.Start(t, mockserver.Config{TTFT: 20 * time.Millisecond})
 	cfg := testConfig(t, srv.URL())
 	cfg.ArtifactDir = m.url("outage")
 	cfg.Concurrency = 4
@@ -133,7 +134,7 @@ func TestMinIOOutageEveryRecordArrives(t *testing.T) {
 // TestMinIOKilledRunKeepsItsRecords is the kill -9 contract against S3.
 func TestMinIOKilledRunKeepsItsRecords(t *testing.T) {
 	m := startMinIO(t)
-	srv := startMock(t, mockserver.Config{TTFT: 40 * time.Millisecond, RecordTimelines: true})
+	srv := mocktest.Start(t, mockserver.Config{TTFT: 40 * time.Millisecond, RecordTimelines: true})
 	cfg := testConfig(t, srv.URL())
 	cfg.ArtifactDir = m.url("killed")
 	cfg.Concurrency = 1
@@ -156,7 +157,7 @@ func TestMinIOReadOnlyBucketFailsBeforeAnyRequest(t *testing.T) {
 	if _, err := client.PutBucketPolicy(context.Background(), &s3.PutBucketPolicyInput{Bucket: aws.String("aiperf"), Policy: aws.String(policy)}); err != nil {
 		t.Fatal(err)
 	}
-	srv := startMock(t, mockserver.Config{RecordTimelines: true})
+	srv := mocktest.Start(t, mockserver.Config{RecordTimelines: true})
 	cfg := testConfig(t, srv.URL())
 	cfg.ArtifactDir = m.url("readonly", "anonymous=true")
 	_, err := Run(context.Background(), cfg, Options{})

@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 )
 
 // TestTokenCountsExact checks OSL against the server's own count when the
 // server packs several tokens per chunk, sends a role-only first chunk,
 // streams reasoning before content and reports usage in a trailing chunk.
 func TestTokenCountsExact(t *testing.T) {
-	srv := startMock(t, mockserver.Config{TokensPerChunk: 3, OutputTokens: 20, ReasoningTokens: 7, ITL: 2 * time.Millisecond})
+	srv := mocktest.Start(t, mockserver.Config{TokensPerChunk: 3, OutputTokens: 20, ReasoningTokens: 7, ITL: 2 * time.Millisecond})
 	cfg := testConfig(t, srv.URL())
 	cfg.Streaming = true
 	cfg.Concurrency = 4
@@ -64,7 +65,7 @@ func TestServerFailuresAreRecords(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := startMock(t, tc.mock)
+			srv := mocktest.Start(t, tc.mock)
 			cfg := testConfig(t, srv.URL())
 			cfg.Streaming = true
 			cfg.Concurrency = 2
@@ -95,7 +96,7 @@ func TestServerFailuresAreRecords(t *testing.T) {
 }
 
 func TestPartialFailuresKeepGoing(t *testing.T) {
-	srv := startMock(t, mockserver.Config{ErrorRate: 0.5, Seed: 7})
+	srv := mocktest.Start(t, mockserver.Config{ErrorRate: 0.5, Seed: 7})
 	cfg := testConfig(t, srv.URL())
 	cfg.Concurrency = 4
 	cfg.RequestCount = 40
@@ -110,7 +111,7 @@ func TestPartialFailuresKeepGoing(t *testing.T) {
 }
 
 func TestWarmupExcluded(t *testing.T) {
-	srv := startMock(t, mockserver.Config{})
+	srv := mocktest.Start(t, mockserver.Config{})
 	cfg := testConfig(t, srv.URL())
 	cfg.Concurrency = 2
 	cfg.RequestCount = 6
@@ -127,7 +128,7 @@ func TestWarmupExcluded(t *testing.T) {
 }
 
 func TestRequestRateConstant(t *testing.T) {
-	srv := startMock(t, mockserver.Config{})
+	srv := mocktest.Start(t, mockserver.Config{})
 	cfg := testConfig(t, srv.URL())
 	cfg.RequestRate = 100
 	cfg.ArrivalPattern = "constant"
@@ -148,7 +149,7 @@ func TestRequestRateConstant(t *testing.T) {
 }
 
 func TestDurationStopsAndGraceDropsStragglers(t *testing.T) {
-	srv := startMock(t, mockserver.Config{TTFT: 400 * time.Millisecond, OutputTokens: 1})
+	srv := mocktest.Start(t, mockserver.Config{TTFT: 400 * time.Millisecond, OutputTokens: 1})
 	cfg := testConfig(t, srv.URL())
 	cfg.Concurrency = 2
 	cfg.BenchmarkDuration = 500 * time.Millisecond
@@ -167,7 +168,7 @@ func TestDurationStopsAndGraceDropsStragglers(t *testing.T) {
 
 func TestSecretsNeverStored(t *testing.T) {
 	const key, hdr, extra = "sk-SECRET-KEY-123", "tok-HEADER-456", "pw-EXTRA-789"
-	srv := startMock(t, mockserver.Config{})
+	srv := mocktest.Start(t, mockserver.Config{})
 	cfg := testConfig(t, srv.URL())
 	cfg.APIKey = key
 	cfg.Headers = []string{"X-Api-Key:" + hdr, "X-Tenant:blue"}
@@ -201,7 +202,7 @@ func TestSecretsNeverStored(t *testing.T) {
 }
 
 func TestArtifactNamesAndLevels(t *testing.T) {
-	srv := startMock(t, mockserver.Config{})
+	srv := mocktest.Start(t, mockserver.Config{})
 	for _, tc := range []struct {
 		level, prefix string
 		want, absent  []string
@@ -246,7 +247,7 @@ func TestDefaultArtifactDir(t *testing.T) {
 }
 
 func TestEndpointsEndToEnd(t *testing.T) {
-	srv := startMock(t, mockserver.Config{OutputTokens: 5})
+	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 5})
 	for _, tc := range []struct {
 		typ       string
 		streaming bool
@@ -279,7 +280,7 @@ func TestEndpointsEndToEnd(t *testing.T) {
 }
 
 func TestInterruptWritesPartialResults(t *testing.T) {
-	srv := startMock(t, mockserver.Config{TTFT: 20 * time.Millisecond, OutputTokens: 2})
+	srv := mocktest.Start(t, mockserver.Config{TTFT: 20 * time.Millisecond, OutputTokens: 2})
 	cfg := testConfig(t, srv.URL())
 	cfg.Concurrency = 2
 	cfg.RequestCount = 100000

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 )
 
 // TestTimingConstantRate: 1,000 req/s constant for 10 s sends 10,000 ± 1
@@ -83,7 +84,7 @@ func TestTimingUserCentricSends(t *testing.T) {
 // TestTimingCeilingHeld: under a request rate the server never sees more
 // requests at once than the concurrency ceiling.
 func TestTimingCeilingHeld(t *testing.T) {
-	srv := startMock(t, mockserver.Config{OutputTokens: 4, TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond})
+	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 4, TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond})
 	cfg := testConfig(t, srv.URL())
 	cfg.Streaming = true
 	cfg.RequestRate, cfg.Concurrency, cfg.RequestCount = 500, 5, 200

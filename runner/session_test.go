@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 )
 
 // chatBody is the part of a chat request body the session tests read.
@@ -143,7 +144,7 @@ func checkHistory(t *testing.T, srv *mockserver.Server, sessions map[string][]js
 }
 
 func TestMultiTurnClosedLoop(t *testing.T) {
-	srv := startMock(t, mockserver.Config{RecordTimelines: true, OutputTokens: 6, TTFT: time.Millisecond, ITL: 200 * time.Microsecond})
+	srv := mocktest.Start(t, mockserver.Config{RecordTimelines: true, OutputTokens: 6, TTFT: time.Millisecond, ITL: 200 * time.Microsecond})
 	cfg := testConfig(t, srv.URL())
 	cfg.Streaming = true
 	cfg.Concurrency = 2
@@ -168,7 +169,7 @@ func TestMultiTurnClosedLoop(t *testing.T) {
 }
 
 func TestMultiTurnOpenLoop(t *testing.T) {
-	srv := startMock(t, mockserver.Config{RecordTimelines: true, OutputTokens: 4, TTFT: time.Millisecond})
+	srv := mocktest.Start(t, mockserver.Config{RecordTimelines: true, OutputTokens: 4, TTFT: time.Millisecond})
 	cfg := testConfig(t, srv.URL())
 	cfg.RequestRate = 200
 	cfg.ArrivalPattern = "constant"
@@ -192,7 +193,7 @@ func TestMultiTurnOpenLoop(t *testing.T) {
 
 // TestRequestCountCutsSessions: a request count ends the run mid-session.
 func TestRequestCountCutsSessions(t *testing.T) {
-	srv := startMock(t, mockserver.Config{OutputTokens: 2})
+	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 2})
 	cfg := testConfig(t, srv.URL())
 	cfg.Concurrency = 1
 	cfg.RequestCount = 7

@@ -14,6 +14,7 @@ import (
 	_ "gocloud.dev/blob/fileblob"
 
 	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 	"github.com/aiperf-go/aiperf/sink"
 )
 
@@ -29,7 +30,7 @@ func openStore(t *testing.T, dest string) *sink.Store {
 }
 
 func TestRunLayoutAndManifest(t *testing.T) {
-	srv := startMock(t, mockserver.Config{OutputTokens: 3})
+	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 3})
 	cfg := testConfig(t, srv.URL())
 	cfg.Streaming = true
 	cfg.RequestCount = 20
@@ -80,7 +81,7 @@ func TestRunLayoutAndManifest(t *testing.T) {
 }
 
 func TestInterruptedRunManifest(t *testing.T) {
-	srv := startMock(t, mockserver.Config{TTFT: 10 * time.Millisecond})
+	srv := mocktest.Start(t, mockserver.Config{TTFT: 10 * time.Millisecond})
 	cfg := testConfig(t, srv.URL())
 	cfg.RequestCount = 1000000
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -95,7 +96,7 @@ func TestInterruptedRunManifest(t *testing.T) {
 }
 
 func TestStoreURLDestination(t *testing.T) {
-	srv := startMock(t, mockserver.Config{})
+	srv := mocktest.Start(t, mockserver.Config{})
 	cfg := testConfig(t, srv.URL())
 	dir := t.TempDir()
 	cfg.ArtifactDir = "file://" + dir
@@ -110,7 +111,7 @@ func TestStoreURLDestination(t *testing.T) {
 }
 
 func TestUnwritableDestinationFailsBeforeAnyRequest(t *testing.T) {
-	srv := startMock(t, mockserver.Config{RecordTimelines: true})
+	srv := mocktest.Start(t, mockserver.Config{RecordTimelines: true})
 	cfg := testConfig(t, srv.URL())
 	blocker := filepath.Join(t.TempDir(), "not-a-dir")
 	if err := os.WriteFile(blocker, []byte("x"), 0o600); err != nil {
@@ -129,7 +130,7 @@ func TestUnwritableDestinationFailsBeforeAnyRequest(t *testing.T) {
 // TestRecordsLeaveDuringRun: segments reach the store while the run is
 // still going, not only at the end.
 func TestRecordsLeaveDuringRun(t *testing.T) {
-	srv := startMock(t, mockserver.Config{TTFT: 5 * time.Millisecond})
+	srv := mocktest.Start(t, mockserver.Config{TTFT: 5 * time.Millisecond})
 	cfg := testConfig(t, srv.URL())
 	cfg.Concurrency = 2
 	cfg.BenchmarkDuration = 2 * time.Second
@@ -158,7 +159,7 @@ func TestRecordsLeaveDuringRun(t *testing.T) {
 // low (about 25 requests/s) so that no buffer in front of the store can
 // hide records for longer than the interval.
 func TestKilledRunKeepsItsRecords(t *testing.T) {
-	srv := startMock(t, mockserver.Config{TTFT: 40 * time.Millisecond, RecordTimelines: true})
+	srv := mocktest.Start(t, mockserver.Config{TTFT: 40 * time.Millisecond, RecordTimelines: true})
 	cfg := testConfig(t, srv.URL())
 	cfg.Concurrency = 1
 	cfg.RequestCount = 1000000

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 	"github.com/aiperf-go/aiperf/runner"
 	"github.com/aiperf-go/aiperf/sink/opener"
 )
@@ -31,14 +32,7 @@ func TestMinIORunsIngest(t *testing.T) {
 	_, _ = rand.Read(b[:])
 	dest := base + "&prefix=report-" + hex.EncodeToString(b[:]) + "/"
 
-	srv, err := mockserver.New(mockserver.Config{Addr: "127.0.0.1:0", TTFT: 10 * time.Millisecond, OutputTokens: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := mocktest.Start(t, mockserver.Config{TTFT: 10 * time.Millisecond, OutputTokens: 4})
 	var ids []string
 	var first string
 	for i := 0; i < 2; i++ {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 	"github.com/aiperf-go/aiperf/runner"
 )
 
@@ -30,14 +31,7 @@ func benchmark(t *testing.T, dir string, ttft time.Duration) (string, string) {
 // benchmarkWith is benchmark with a --goodput spec.
 func benchmarkWith(t *testing.T, dir string, ttft time.Duration, goodput string) (string, string) {
 	t.Helper()
-	srv, err := mockserver.New(mockserver.Config{Addr: "127.0.0.1:0", TTFT: ttft, ITL: time.Millisecond, OutputTokens: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := mocktest.Start(t, mockserver.Config{TTFT: ttft, ITL: time.Millisecond, OutputTokens: 8})
 	cfg := runner.Defaults()
 	cfg.Models, cfg.URL, cfg.UIType = []string{"mock-model"}, srv.URL(), "none"
 	cfg.ArtifactDir, cfg.ArtifactDirSet = dir, true

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 )
 
 // runCLI runs the CLI in-process and returns its exit code and output.
@@ -164,14 +165,7 @@ func TestUnreachableServerExitsOne(t *testing.T) {
 // TestEnvironmentOnlyRun configures a whole benchmark from AIPERF_*
 // variables, as a container job does, and stores it through a store URL.
 func TestEnvironmentOnlyRun(t *testing.T) {
-	srv, err := mockserver.New(mockserver.Config{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	srv := mocktest.Start(t, mockserver.Config{})
 	dir := t.TempDir()
 	for k, v := range map[string]string{
 		"AIPERF_MODEL": "mock-model", "AIPERF_URL": srv.URL(), "AIPERF_STREAMING": "true",

@@ -1,33 +1,18 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 )
 
-// startMockServer starts a mock server with no latency for one test.
-func startMockServer(t *testing.T, cfg mockserver.Config) *mockserver.Server {
-	t.Helper()
-	cfg.Addr = "127.0.0.1:0"
-	srv, err := mockserver.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
-}
-
 func TestProfileMultiRunAndSweep(t *testing.T) {
-	srv := startMockServer(t, mockserver.Config{})
-	failing := startMockServer(t, mockserver.Config{ErrorRate: 1})
+	srv := mocktest.Start(t, mockserver.Config{})
+	failing := mocktest.Start(t, mockserver.Config{ErrorRate: 1})
 	common := []string{"profile", "-m", "mock-model", "--streaming", "--ui-type", "none", "--request-count", "4", "--isl", "16", "--osl", "8"}
 	tests := []struct {
 		name  string
