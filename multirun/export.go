@@ -157,13 +157,8 @@ func WriteCSV(w io.Writer, a *Aggregate) error {
 // formatCSV formats v with the given decimals as Python's f"{v:.Nf}", "inf"
 // and "-inf" for infinities, and "" for NaN.
 func formatCSV(v float64, decimals int) string {
-	switch {
-	case math.IsNaN(v):
+	if math.IsNaN(v) {
 		return ""
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
 	}
-	return strconv.FormatFloat(v, 'f', decimals, 64)
+	return pyFixed(v, decimals)
 }

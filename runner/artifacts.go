@@ -158,18 +158,11 @@ func (a *artifacts) logHandler(level slog.Level) slog.Handler {
 // payloads(conv) builds them. The file is streamed to the store as it is
 // made (and made again if an upload attempt fails), so a long trace's
 // inputs.json never has to fit in memory.
-func (a *artifacts) writeInputs(ctx context.Context, convs []dataset.Conversation, payloads func(conv int) ([][]byte, error)) error {
+func (a *artifacts) writeInputs(ctx context.Context, convs []dataset.Conversation, payloads func(conv int) ([]json.RawMessage, error)) error {
 	obj, err := a.run.PutStream(ctx, inputsName, func(w io.Writer) error {
 		return export.WriteInputs(w, len(convs), func(i int) (export.SessionPayloads, error) {
-			built, err := payloads(i)
-			if err != nil {
-				return export.SessionPayloads{}, err
-			}
-			ps := make([]json.RawMessage, len(built))
-			for t, p := range built {
-				ps[t] = p
-			}
-			return export.SessionPayloads{SessionID: convs[i].SessionID, Payloads: ps}, nil
+			ps, err := payloads(i)
+			return export.SessionPayloads{SessionID: convs[i].SessionID, Payloads: ps}, err
 		})
 	})
 	a.inputsSHA256 = obj.SHA256

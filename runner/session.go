@@ -164,10 +164,10 @@ func (r *run) prebuildPayloads() error {
 // conv: every turn, secret extra inputs redacted, built with the earlier
 // user turns as history but no replies, which the run cannot know in
 // advance.
-func (r *run) storedPayloads(conv int) ([][]byte, error) {
+func (r *run) storedPayloads(conv int) ([]json.RawMessage, error) {
 	c := &r.convs[conv]
 	acc := r.accumulates(conv)
-	out := make([][]byte, len(c.Turns))
+	out := make([]json.RawMessage, len(c.Turns))
 	var history []json.RawMessage
 	for ti := range c.Turns {
 		// A prebuilt body is the stored one unless secrets are redacted.
