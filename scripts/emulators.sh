@@ -133,6 +133,8 @@ marker() {
 # port_open and http_status.
 # shellcheck source=lib/net.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/net.sh"
+# shellcheck source=lib/proc.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/proc.sh"
 
 # launch NAME DATA CMD...: starts CMD detached with its log at $RUN/NAME.log and records
 # its PID and data dir. fd 9 (the caller's lock) is closed so the server does not hold it.
@@ -272,17 +274,7 @@ stop_one() {
 terminate() {
 	local name=$1 pid data
 	if pid=$(pid_of "$name"); then
-		kill -TERM "$pid" 2>/dev/null || true
-		for _ in $(seq 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		if kill -0 "$pid" 2>/dev/null; then
-			log "$name (pid $pid) ignored TERM; sending KILL"
-			kill -KILL "$pid" 2>/dev/null || true
-			sleep 0.2
-		fi
-		log "stopped $name (pid $pid)"
+		stop_pid "$pid" "$name (pid $pid)"
 	fi
 	if [[ -f $RUN/$name.data ]]; then
 		data=$(<"$RUN/$name.data")

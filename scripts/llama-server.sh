@@ -243,6 +243,8 @@ recorded_port() { cat "$RUN/llama-server.port" 2>/dev/null || echo "$PORT"; }
 # port_open and http_status.
 # shellcheck source=lib/net.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/net.sh"
+# shellcheck source=lib/proc.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/proc.sh"
 
 fail_start() {
 	log "error: llama-server $1; last lines of $RUN/llama-server.log:"
@@ -297,17 +299,7 @@ stop_server() {
 terminate() {
 	local pid
 	if pid=$(server_pid); then
-		kill -TERM "$pid" 2>/dev/null || true
-		for _ in $(seq 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		if kill -0 "$pid" 2>/dev/null; then
-			log "pid $pid ignored TERM; sending KILL"
-			kill -KILL "$pid" 2>/dev/null || true
-			sleep 0.2
-		fi
-		log "stopped (pid $pid)"
+		stop_pid "$pid" "(pid $pid)"
 	fi
 	rm -f "$RUN/llama-server.pid" "$RUN/llama-server.port"
 }
