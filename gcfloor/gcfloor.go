@@ -15,8 +15,8 @@ import (
 	"sync/atomic"
 )
 
-// Default is the floor the runner and the mock server use: at 5,000 req/s
-// it brought the schedule lateness p99 under 1 ms (BENCHMARKS.md).
+// Default is the floor aiperf profile and aiperf mock-server use: at 5,000
+// req/s it brought the schedule lateness p99 under 1 ms (BENCHMARKS.md).
 const Default = 200 << 20
 
 // floor is a started floor. After every collection it sets GOGC so that

@@ -21,7 +21,6 @@ import (
 
 	"github.com/aiperf-go/aiperf/dataset"
 	"github.com/aiperf-go/aiperf/endpoint"
-	"github.com/aiperf-go/aiperf/gcfloor"
 	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/record"
 	"github.com/aiperf-go/aiperf/tokenizer"
@@ -195,7 +194,6 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		HTTPTrace:           traceHTTP(cfg),
 	}
 	r.log.Info("benchmark starting", "url", target, "model", cfg.Models, "mode", cfg.Mode(), "run_id", arts.run.ID, "store", arts.run.Location())
-	defer gcfloor.Start(gcfloor.Default)()
 	return r.execute(ctx, ep, arts)
 }
 

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/aiperf-go/aiperf/gcfloor"
+
 	"golang.org/x/term"
 
 	"github.com/aiperf-go/aiperf/dataset/public"
@@ -34,6 +36,9 @@ func runProfile(ctx context.Context, cfg *runner.Config, stdout, stderr io.Write
 		level = runner.LogLevel(cfg.LogLevel)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	// A process-wide setting, so set here rather than in the runner library:
+	// fewer collections keep the open-loop pacer on time.
+	defer gcfloor.Start(gcfloor.Default)()
 	multi := multirun.Needed(cfg)
 	if multi {
 		// Before any run starts: a dashboard cannot span several runs.
