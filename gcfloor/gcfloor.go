@@ -1,35 +1,49 @@
 // Package gcfloor keeps Go's garbage collector from running while a
-// process's heap is small. A load generator (and the mock server beside it)
-// has a small live heap, tens of MB, and allocates fast, so at GOGC=100 it
+// process's heap is small, and from holding more garbage than live data
+// once it is large. A load generator (and the mock server beside it) has a
+// small live heap, tens of MB, and allocates fast, so at GOGC=100 it
 // collects several times a second; each collection's mark phase, run on a
 // quarter of the CPUs, holds other goroutines, the open-loop pacer among
-// them, off a CPU for up to milliseconds.
+// them, off a CPU for up to milliseconds. With thousands of open streams
+// the stacks grow instead, and GOGC=100 would let garbage grow with them.
 package gcfloor
 
 import (
 	"os"
-	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
-	"sync/atomic"
+	"time"
 )
 
 // Default is the floor aiperf profile and aiperf mock-server use: at 5,000
 // req/s it brought the schedule lateness p99 under 1 ms (BENCHMARKS.md).
 const Default = 200 << 20
 
-// floor is a started floor. After every collection it sets GOGC so that
-// the next heap goal plus the goroutine stacks is at least bytes, and never
-// below the default: a process with a large dataset or many streams (a
-// live heap and stacks over about bytes/2) collects exactly as at
-// GOGC=100. The cost is at most bytes of garbage held between collections.
+// floor is a started floor. Every pollEvery it sets GOGC so that the next
+// heap goal plus the goroutine stacks is at least bytes. Above the floor
+// the heap may hold as much garbage as it holds live data, as GOGC=100
+// meant before Go 1.18 counted stacks and globals in the base: a runner
+// with 10,000 open streams has tens of MB of stacks, which allocate
+// nothing and so earn no headroom (see headroomPercent).
+//
+// It polls rather than waiting for collections because the runtime
+// applies GOGC to stack growth as it happens: a GOGC raised for a small
+// heap, kept while 10,000 streams open, would multiply their stacks into
+// hundreds of MB of heap goal before the next collection came.
 type floor struct {
 	bytes   uint64
-	prev    int         // GOGC before start, restored by stop
-	stopped atomic.Bool // set under mu
+	prev    int // GOGC before start, restored by stop
+	percent int // GOGC set last
 	samples []metrics.Sample
+	done    chan struct{}
+	exited  chan struct{}
 }
+
+// pollEvery is how often a floor re-derives GOGC: metrics.Read and
+// SetGCPercent take microseconds, and stacks grow by at most a few MB in
+// between.
+const pollEvery = 20 * time.Millisecond
 
 // The process's one floor, shared by its users (tests run several runs at
 // once): the first Start installs it, the last stop removes it.
@@ -39,12 +53,12 @@ var (
 	on    *floor
 )
 
-// Start keeps the heap goal plus the goroutine stacks at bytes or more, adjusting GOGC after every collection; it returns a stop function
-// (idempotent) that ends the adjusting and restores the previous GOGC.
-// Calls nest: the floor of the first Start holds until the last stop. It
-// starts no goroutine: the adjustment runs as a finalizer, on the
-// runtime's finalizer goroutine, re-armed after each collection. A GOGC
-// environment variable turns it off: the user's setting wins. In a
+// Start keeps the heap goal plus the goroutine stacks at bytes or more,
+// and the garbage above that floor at most the live heap, adjusting GOGC
+// every pollEvery on a goroutine of its own; it returns a stop function
+// (idempotent) that ends the goroutine and restores the previous GOGC.
+// Calls nest: the floor of the first Start holds until the last stop. A
+// GOGC environment variable turns it off: the user's setting wins. In a
 // container with a memory limit, the floor is at most a quarter of it.
 func Start(bytes uint64) (stop func()) {
 	if _, set := os.LookupEnv("GOGC"); set {
@@ -54,14 +68,15 @@ func Start(bytes uint64) (stop func()) {
 	mu.Lock()
 	defer mu.Unlock()
 	if users == 0 {
-		g := &floor{bytes: bytes, samples: []metrics.Sample{
+		g := &floor{bytes: bytes, done: make(chan struct{}), exited: make(chan struct{}), samples: []metrics.Sample{
 			{Name: "/gc/heap/live:bytes"},
 			{Name: "/gc/scan/stack:bytes"},
 			{Name: "/gc/scan/globals:bytes"},
 			{Name: "/memory/classes/heap/stacks:bytes"},
 		}}
-		g.prev = debug.SetGCPercent(g.percent())
-		g.arm()
+		g.percent = g.derive()
+		g.prev = debug.SetGCPercent(g.percent)
+		go g.poll()
 		on = g
 	}
 	users++
@@ -71,7 +86,8 @@ func Start(bytes uint64) (stop func()) {
 			mu.Lock()
 			defer mu.Unlock()
 			if users--; users == 0 {
-				on.stopped.Store(true)
+				close(on.done)
+				<-on.exited
 				debug.SetGCPercent(on.prev)
 				on = nil
 			}
@@ -79,29 +95,27 @@ func Start(bytes uint64) (stop func()) {
 	}
 }
 
-// sentinel is garbage whose finalizer runs after the collection that
-// found it unreachable.
-type sentinel struct{ g *floor }
-
-// arm allocates the sentinel of the next collection.
-func (g *floor) arm() {
-	runtime.SetFinalizer(&sentinel{g}, func(s *sentinel) {
-		mu.Lock() // stop's restore must not be overwritten
-		defer mu.Unlock()
-		if s.g.stopped.Load() {
+// poll re-derives GOGC until done is closed.
+func (g *floor) poll() {
+	defer close(g.exited)
+	t := time.NewTicker(pollEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-g.done:
 			return
+		case <-t.C:
+			if p := g.derive(); p != g.percent {
+				g.percent = p
+				debug.SetGCPercent(p)
+			}
 		}
-		debug.SetGCPercent(s.g.percent())
-		s.g.arm()
-	})
+	}
 }
 
-// percent returns the GOGC that puts the next heap goal, live + (live +
-// scanned stacks + globals) * GOGC/100, plus the goroutine stacks, at the
-// floor, or 100 when that is less: the floor bounds what the heap and the
-// stacks hold together, as the process's memory shows it. The caller holds
-// mu.
-func (g *floor) percent() int {
+// derive returns the GOGC for the process's heap and stacks now (see
+// headroomPercent).
+func (g *floor) derive() int {
 	metrics.Read(g.samples)
 	var v [4]uint64
 	for i, s := range g.samples {
@@ -109,9 +123,32 @@ func (g *floor) percent() int {
 			v[i] = s.Value.Uint64()
 		}
 	}
-	live, scannable, stacks := v[0], v[0]+v[1]+v[2], v[3]
-	if live+stacks >= g.bytes || scannable == 0 {
+	return headroomPercent(g.bytes, v[0], v[1]+v[2], v[3])
+}
+
+// Bounds of the GOGC headroomPercent returns. Below minPercent a process
+// whose stacks dwarf its heap would collect too often for the little
+// garbage it makes; maxPercent is where raising it stops mattering.
+const (
+	minPercent = 50
+	maxPercent = 10000
+)
+
+// headroomPercent returns the GOGC whose next heap goal, live + (live +
+// roots) * GOGC/100, leaves room for max(floor - live - stacks, live)
+// bytes of garbage: the heap goal plus the stacks reach the floor, and
+// above it the heap may double, as at GOGC=100 without roots in the
+// base. roots are the scanned stack and global bytes (the runtime's
+// base beside live); stacks are the bytes the stacks occupy. The result
+// is within [minPercent, maxPercent]; 100 when nothing is known.
+func headroomPercent(floor, live, roots, stacks uint64) int {
+	base := live + roots
+	if base == 0 {
 		return 100
 	}
-	return int(min(10000, max(100, (g.bytes-live-stacks)*100/scannable)))
+	headroom := live
+	if live+stacks < floor {
+		headroom = max(headroom, floor-live-stacks)
+	}
+	return int(min(maxPercent, max(minPercent, headroom*100/base)))
 }

@@ -44,10 +44,38 @@ func TestFloor(t *testing.T) {
 	stop = Start(1) // a floor below the live heap
 	runtime.GC()
 	runtime.GC()
-	if p := gogc(); p != 100 {
-		t.Errorf("GOGC %d with a floor under the live heap, want 100", p)
+	if p := gogc(); p < minPercent || p > 100 {
+		t.Errorf("GOGC %d with a floor under the live heap, want %d-100 (garbage up to the live heap)", p, minPercent)
 	}
 	stop()
+}
+
+// TestHeadroomPercent checks the GOGC chosen for each regime against the
+// heap goal it must give: live + (live+roots)*GOGC/100.
+func TestHeadroomPercent(t *testing.T) {
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		name                       string
+		floor, live, roots, stacks uint64
+		want                       int
+	}{
+		// Garbage 200-10-2 = 188 MB over a base of 10+2 MB: 1566%; the
+		// goal, 198 MB, plus 2 MB of stacks is the floor.
+		{"small heap: goal plus stacks at the floor", 200 * mb, 10 * mb, 2 * mb, 2 * mb, 1566},
+		// 10,000 streams: 90 MB live, 36 MB of scanned stacks, 82 MB of
+		// stacks. The floor leaves 28 MB, less than the live heap, so
+		// the garbage is 90 MB over a base of 126 MB: 71%.
+		{"many stacks: garbage up to the live heap", 200 * mb, 90 * mb, 36 * mb, 82 * mb, 71},
+		{"no roots: GOGC=100", 200 * mb, 300 * mb, 0, 0, 100},
+		{"large heap, few roots", 200 * mb, 300 * mb, 3 * mb, 1 * mb, 99},
+		{"stacks dwarf the heap: the minimum", 200 * mb, 10 * mb, 200 * mb, 400 * mb, minPercent},
+		{"tiny heap under a huge floor: the maximum", 1 << 40, 1 * mb, 0, 0, maxPercent},
+		{"nothing known", 200 * mb, 0, 0, 0, 100},
+	} {
+		if got := headroomPercent(tc.floor, tc.live, tc.roots, tc.stacks); got != tc.want {
+			t.Errorf("%s: GOGC %d, want %d", tc.name, got, tc.want)
+		}
+	}
 }
 
 // TestContainerLimit: a container's memory limit caps the floor at a

@@ -20,6 +20,11 @@ type StreamOptions struct {
 	Interval time.Duration
 	// Records seals the open segment at this many lines (default 10,000).
 	Records int
+	// Bytes seals the open segment once it holds this many bytes (default
+	// 4 MiB), so that a burst of records (10,000 streams ending together
+	// write 17 MB of records) costs the process at most Bytes before it
+	// leaves, and each segment stays one modest object.
+	Bytes int
 	// Queue is how many sealed segments wait in memory for upload before
 	// further ones spill to disk (default 4).
 	Queue int
@@ -36,6 +41,9 @@ func (o *StreamOptions) defaults() {
 	}
 	if o.Records <= 0 {
 		o.Records = 10000
+	}
+	if o.Bytes <= 0 {
+		o.Bytes = 4 << 20
 	}
 	if o.Queue <= 0 {
 		o.Queue = 4
@@ -120,7 +128,7 @@ func (r *Run) NewStream(dir string, opts StreamOptions) (*Stream, error) {
 }
 
 // Write appends records (complete or partial lines). It seals a segment
-// when the open one reaches the record limit. It waits only when the spool
+// when the open one reaches the record or byte limit. It waits only when the spool
 // is full, which is counted in SpoolWaits.
 func (st *Stream) Write(p []byte) (int, error) {
 	st.mu.Lock()
@@ -135,7 +143,7 @@ func (st *Stream) Write(p []byte) (int, error) {
 	n := bytes.Count(p, []byte{'\n'})
 	st.curLines += n
 	st.stats.Records += int64(n)
-	if st.curLines >= st.opts.Records {
+	if st.curLines >= st.opts.Records || (st.cur.Len() >= st.opts.Bytes && n > 0) {
 		st.sealLocked()
 	}
 	return len(p), nil
