@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http/httptrace"
+	"os"
 	"sync"
 	"time"
 )
@@ -29,6 +30,10 @@ type conn struct {
 	key string        // the idle pool's key: scheme and host:port
 
 	idleAt time.Time // when it was put in the idle pool
+
+	// deadline is the current request's (WithDeadline), set as nc's
+	// deadline; zero when none.
+	deadline time.Time
 
 	// stop ends the watch of the current request's context; nil when not
 	// watching. Only the goroutine using the conn touches it.
@@ -96,8 +101,9 @@ func (c *conn) unread() int {
 }
 
 // getConn returns an idle connection to addr or dials one, watching ctx
-// either way, and the GotConn hook's information about it.
-func (t *Transport) getConn(ctx context.Context, scheme, addr string, trace *httptrace.ClientTrace) (*conn, httptrace.GotConnInfo, error) {
+// either way, and the GotConn hook's information about it. A dial ends at
+// deadline, when not zero.
+func (t *Transport) getConn(ctx context.Context, scheme, addr string, trace *httptrace.ClientTrace, deadline time.Time) (*conn, httptrace.GotConnInfo, error) {
 	key := scheme + "://" + addr
 	if !t.DisableKeepAlives {
 		if c, idle := t.getIdle(key); c != nil {
@@ -105,7 +111,7 @@ func (t *Transport) getConn(ctx context.Context, scheme, addr string, trace *htt
 			return c, httptrace.GotConnInfo{Conn: c.nc, Reused: true, WasIdle: true, IdleTime: idle}, nil
 		}
 	}
-	c, err := t.dial(ctx, scheme, addr, trace)
+	c, err := t.dial(ctx, scheme, addr, trace, deadline)
 	if err != nil {
 		return nil, httptrace.GotConnInfo{}, err
 	}
@@ -114,20 +120,30 @@ func (t *Transport) getConn(ctx context.Context, scheme, addr string, trace *htt
 }
 
 // dial opens a new connection to addr, with a TLS handshake for https,
-// watching ctx from the moment the TCP connection exists.
-func (t *Transport) dial(ctx context.Context, scheme, addr string, trace *httptrace.ClientTrace) (*conn, error) {
+// watching ctx from the moment the TCP connection exists. Both end at
+// deadline, when not zero.
+func (t *Transport) dial(ctx context.Context, scheme, addr string, trace *httptrace.ClientTrace, deadline time.Time) (*conn, error) {
 	dial := t.DialContext
 	if dial == nil {
 		dial = defaultDialer.DialContext
 	}
-	nc, err := dial(ctx, "tcp", addr)
+	dctx := ctx
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		dctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	nc, err := dial(dctx, "tcp", addr)
 	if err != nil {
+		if dctx.Err() != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("%w (%w)", err, os.ErrDeadlineExceeded)
+		}
 		return nil, err
 	}
 	c := &conn{nc: nc}
 	c.watch(ctx)
 	if scheme == "https" {
-		if err := t.handshake(c, addr, trace); err != nil {
+		if err := t.handshake(c, addr, trace, deadline); err != nil {
 			c.unwatch()
 			c.nc.Close()
 			return nil, err
@@ -141,7 +157,7 @@ func (t *Transport) dial(ctx context.Context, scheme, addr string, trace *httptr
 // handshake replaces c.nc by a TLS client connection over it and runs the
 // handshake on the caller's goroutine (tls.Conn.HandshakeContext would
 // start one to watch the context; the connection's watch does that here).
-func (t *Transport) handshake(c *conn, addr string, trace *httptrace.ClientTrace) error {
+func (t *Transport) handshake(c *conn, addr string, trace *httptrace.ClientTrace, deadline time.Time) error {
 	var cfg *tls.Config
 	if t.TLSClientConfig != nil {
 		cfg = t.TLSClientConfig.Clone()
@@ -158,11 +174,14 @@ func (t *Transport) handshake(c *conn, addr string, trace *httptrace.ClientTrace
 		trace.TLSHandshakeStart()
 	}
 	if t.TLSHandshakeTimeout > 0 {
-		c.setDeadline(time.Now().Add(t.TLSHandshakeTimeout))
+		deadline = earlier(deadline, time.Now().Add(t.TLSHandshakeTimeout))
+	}
+	if !deadline.IsZero() {
+		c.setDeadline(deadline)
 	}
 	err := tc.Handshake()
-	if t.TLSHandshakeTimeout > 0 {
-		c.setDeadline(time.Time{})
+	if !deadline.IsZero() {
+		c.setDeadline(time.Time{}) // RoundTrip sets the request's
 	}
 	if err == nil {
 		if p := tc.ConnectionState().NegotiatedProtocol; p != "" && p != "http/1.1" {

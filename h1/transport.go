@@ -112,17 +112,26 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, fmt.Errorf("h1: %w", err)
 	}
+	deadline := requestDeadline(ctx)
+	if !deadline.IsZero() && !time.Now().Before(deadline) {
+		closeBody(req)
+		return nil, errDeadline
+	}
 	trace := httptrace.ContextClientTrace(ctx)
 	if trace != nil && trace.GetConn != nil {
 		trace.GetConn(addr)
 	}
-	c, info, err := t.getConn(ctx, scheme, addr, trace)
+	c, info, err := t.getConn(ctx, scheme, addr, trace, deadline)
 	if err != nil {
 		closeBody(req)
 		return nil, ctxErr(ctx, "dial", err)
 	}
 	if trace != nil && trace.GotConn != nil {
 		trace.GotConn(info)
+	}
+	if !deadline.IsZero() {
+		c.deadline = deadline
+		c.setDeadline(deadline)
 	}
 	resp, err := t.exchange(ctx, c, req, trace)
 	if err != nil {
@@ -201,6 +210,10 @@ func (t *Transport) release(c *conn, keep bool, trace *httptrace.ClientTrace) {
 	if !c.unwatch() || !keep {
 		c.close()
 		return
+	}
+	if !c.deadline.IsZero() {
+		c.deadline = time.Time{}
+		c.setDeadline(time.Time{})
 	}
 	err := t.putIdle(c)
 	if trace != nil && trace.PutIdleConn != nil {

@@ -32,6 +32,11 @@ type sender struct {
 	header  http.Header // static headers; cloned per request
 	clock   *record.Clock
 	timeout time.Duration
+	// connDeadline: the transport is h1's (the run's own), which enforces
+	// h1.WithDeadline with the connection's deadline; the timeout then
+	// costs no timer and no cancellable context per request (10,000 open
+	// streams: 7 MB). Any other transport gets a context deadline.
+	connDeadline bool
 	// trace collects each request's HTTP trace into rec.HTTPTrace
 	// (traceHTTP: --show-trace-timing or --export-http-trace).
 	trace bool
@@ -101,7 +106,10 @@ func staticHeaders(cfg *Config, version string) http.Header {
 // With s.trace, rec.HTTPTrace receives the request's HTTP trace (set even
 // for a failed request, once the request reached the transport).
 func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
-	if s.timeout > 0 {
+	switch {
+	case s.timeout > 0 && s.connDeadline:
+		ctx = h1.WithDeadline(ctx, time.Now().Add(s.timeout))
+	case s.timeout > 0:
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
 		defer cancel()

@@ -179,6 +179,8 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		clock:   r.clock,
 		timeout: cfg.RequestTimeout,
 		trace:   traceHTTP(cfg),
+		// Only the run's own transport enforces h1.WithDeadline.
+		connDeadline: opts.Transport == nil,
 	}
 	goodput, err := metrics.ParseGoodput(cfg.Goodput)
 	if err != nil {
