@@ -78,7 +78,12 @@ type Reader struct {
 	msgStamp int64
 	msgBytes int
 	hasData  bool
-	data     []byte
+	// data is the message's data: while aliased, it is a slice of buf
+	// (a message of one data line, the usual case, is never copied); else
+	// it is dataBuf's, which the reader keeps across messages.
+	data    []byte
+	aliased bool
+	dataBuf []byte
 	event    []byte
 	hasEvent bool
 	lastID   string
@@ -200,11 +205,14 @@ func (r *Reader) field(line []byte) {
 	}
 	switch string(name) {
 	case "data":
-		if r.hasData {
-			r.data = append(r.data, '\n')
+		if !r.hasData {
+			r.data, r.aliased, r.hasData = value, true, true
+			return
 		}
+		r.unalias()
+		r.data = append(r.data, '\n')
 		r.data = append(r.data, value...)
-		r.hasData = true
+		r.dataBuf = r.data
 	case "event":
 		r.event = append(r.event[:0], value...)
 		r.hasEvent = true
@@ -231,9 +239,17 @@ func (r *Reader) dispatch() (Message, bool) {
 		}
 		msg.Event = r.eventStr
 	}
-	r.data = r.data[:0]
+	r.data, r.aliased = nil, false
 	r.hasData, r.hasEvent = false, false
 	return msg, true
+}
+
+// unalias copies the message's data out of buf, which is about to change.
+func (r *Reader) unalias() {
+	if r.aliased {
+		r.dataBuf = append(r.dataBuf[:0], r.data...)
+		r.data, r.aliased = r.dataBuf, false
+	}
 }
 
 // fill reads more bytes, compacting or growing the buffer first when it is
@@ -249,6 +265,7 @@ func (r *Reader) fill() error {
 	if r.buf == nil {
 		r.buf = make([]byte, initialBuf)
 	}
+	r.unalias()
 	if r.start > 0 {
 		r.end = copy(r.buf, r.buf[r.start:r.end])
 		r.start = 0
