@@ -16,8 +16,9 @@ import (
 	"time"
 )
 
-// Default is the floor aiperf profile and aiperf mock-server use: at 5,000
-// req/s it brought the schedule lateness p99 under 1 ms (BENCHMARKS.md).
+// Default is the floor aiperf mock-server and open-loop aiperf profile runs
+// use: at 5,000 req/s it brought the schedule lateness p99 under 1 ms
+// (BENCHMARKS.md).
 const Default = 200 << 20
 
 // floor is a started floor. Every pollEvery it sets GOGC so that the next
@@ -60,6 +61,7 @@ var (
 // Calls nest: the floor of the first Start holds until the last stop. A
 // GOGC environment variable turns it off: the user's setting wins. In a
 // container with a memory limit, the floor is at most a quarter of it.
+// Start(0) sets no floor: only the garbage is capped at the live heap.
 func Start(bytes uint64) (stop func()) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return func() {}

@@ -274,6 +274,15 @@ func (c *Config) Mode() Mode {
 	return ModeConcurrency
 }
 
+// OpenLoop reports whether the run sends on a schedule anywhere: a
+// request-rate, fixed-schedule or user-centric profiling phase, a rate
+// sweep, or a warmup at a rate. Such a run is only as good as its
+// sender's wake-ups (see Validity); a closed-loop run sends when replies
+// come back.
+func (c *Config) OpenLoop() bool {
+	return c.Mode() != ModeConcurrency || len(c.RequestRateList) > 0 || c.WarmupRequestRate > 0
+}
+
 // EffectiveConcurrency is the concurrency limit in force: the configured one,
 // 1 in concurrency mode when unset, and 0 (unlimited) in the open-loop modes
 // when unset.

@@ -36,9 +36,14 @@ func runProfile(ctx context.Context, cfg *runner.Config, stdout, stderr io.Write
 		level = runner.LogLevel(cfg.LogLevel)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	// A process-wide setting, so set here rather than in the runner library:
-	// fewer collections keep the open-loop pacer on time.
-	defer gcfloor.Start(gcfloor.Default)()
+	// A process-wide setting, so set here rather than in the runner library.
+	// Fewer collections keep an open-loop pacer on time; a closed-loop run
+	// needs no floor, only the cap on garbage (10,000 streams' stacks).
+	floor := uint64(0)
+	if cfg.OpenLoop() {
+		floor = gcfloor.Default
+	}
+	defer gcfloor.Start(floor)()
 	multi := multirun.Needed(cfg)
 	if multi {
 		// Before any run starts: a dashboard cannot span several runs.
