@@ -107,14 +107,7 @@ func runConformance(t *testing.T, open func(t *testing.T) *Store) {
 		for i := 0; i < 2500; i++ {
 			line := fmt.Sprintf(`{"n":%d,"pad":"%s"}`+"\n", i, strings.Repeat("x", i%50))
 			want.WriteString(line)
-			// Write in pieces that split lines, as a buffered writer does.
-			for len(line) > 0 {
-				k := min(len(line), 7)
-				if _, err := st.Write([]byte(line[:k])); err != nil {
-					t.Fatal(err)
-				}
-				line = line[k:]
-			}
+			writePieces(t, st, line, 7)
 		}
 		segs, stats, err := st.Close(ctx)
 		if err != nil {

@@ -3,10 +3,24 @@ package sink
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
 )
+
+// writePieces writes line to w in pieces of at most k bytes, splitting it
+// as a buffered writer does.
+func writePieces(t *testing.T, w io.Writer, line string, k int) {
+	t.Helper()
+	for len(line) > 0 {
+		n := min(len(line), k)
+		if _, err := w.Write([]byte(line[:n])); err != nil {
+			t.Fatal(err)
+		}
+		line = line[n:]
+	}
+}
 
 // TestStreamSealsAtBytes: a segment is sealed once it holds Bytes, at the
 // end of the line that crossed the bound, however few records it has.
@@ -25,14 +39,7 @@ func TestStreamSealsAtBytes(t *testing.T) {
 	// 100-byte lines written in 30-byte pieces: the 10th line reaches
 	// 1,000 bytes, so each segment holds 10 lines.
 	for i := range 95 {
-		line := fmt.Sprintf("%03d%s\n", i, strings.Repeat("x", 96))
-		for len(line) > 0 {
-			k := min(len(line), 30)
-			if _, err := st.Write([]byte(line[:k])); err != nil {
-				t.Fatal(err)
-			}
-			line = line[k:]
-		}
+		writePieces(t, st, fmt.Sprintf("%03d%s\n", i, strings.Repeat("x", 96)), 30)
 	}
 	segs, stats, err := st.Close(ctx)
 	if err != nil {
