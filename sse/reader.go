@@ -81,9 +81,9 @@ type Reader struct {
 	// data is the message's data: while aliased, it is a slice of buf
 	// (a message of one data line, the usual case, is never copied); else
 	// it is dataBuf's, which the reader keeps across messages.
-	data    []byte
-	aliased bool
-	dataBuf []byte
+	data     []byte
+	aliased  bool
+	dataBuf  []byte
 	event    []byte
 	hasEvent bool
 	lastID   string
