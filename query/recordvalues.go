@@ -55,18 +55,31 @@ func (d *recordDecoder) list(b *requestBatch) (v span, null bool, err error) {
 // errNotScalar reports an object or array where a number or boolean is due.
 var errNotScalar = errors.New("cannot convert an object or array to a number")
 
-// intValue reads an integer of bits (32 or 64); null reports a JSON null.
-func (d *recordDecoder) intValue(bits int) (v int64, null bool, err error) {
+// keyword reads the values every typed reader treats alike: null (null
+// reports it), true (v 1), false (v 0), and an object or array (an error).
+// ok is false, and nothing read, at any other value.
+func (d *recordDecoder) keyword() (v int64, null, ok bool, err error) {
 	s := &d.s
 	switch s.peek() {
 	case 'n':
-		return 0, true, s.literal("null")
+		return 0, true, true, s.literal("null")
 	case 't':
-		return 1, false, s.literal("true")
+		return 1, false, true, s.literal("true")
 	case 'f':
-		return 0, false, s.literal("false")
+		return 0, false, true, s.literal("false")
 	case '{', '[':
-		return 0, false, errNotScalar
+		return 0, false, true, errNotScalar
+	}
+	return 0, false, false, nil
+}
+
+// intValue reads an integer of bits (32 or 64); null reports a JSON null.
+func (d *recordDecoder) intValue(bits int) (v int64, null bool, err error) {
+	if v, null, ok, err := d.keyword(); ok {
+		return v, null, err
+	}
+	s := &d.s
+	switch s.peek() {
 	case '"':
 		v, err := s.str()
 		if err != nil {
@@ -89,16 +102,11 @@ func (d *recordDecoder) intValue(bits int) (v int64, null bool, err error) {
 
 // floatValue reads a DOUBLE; null reports a JSON null.
 func (d *recordDecoder) floatValue() (v float64, null bool, err error) {
+	if v, null, ok, err := d.keyword(); ok {
+		return float64(v), null, err
+	}
 	s := &d.s
 	switch s.peek() {
-	case 'n':
-		return 0, true, s.literal("null")
-	case 't':
-		return 1, false, s.literal("true")
-	case 'f':
-		return 0, false, s.literal("false")
-	case '{', '[':
-		return 0, false, errNotScalar
 	case '"':
 		v, err := s.str()
 		if err != nil {
@@ -123,17 +131,11 @@ func (d *recordDecoder) floatValue() (v float64, null bool, err error) {
 
 // boolValue reads a BOOLEAN; null reports a JSON null.
 func (d *recordDecoder) boolValue() (v, null bool, err error) {
+	if v, null, ok, err := d.keyword(); ok {
+		return v != 0, null, err
+	}
 	s := &d.s
-	switch s.peek() {
-	case 'n':
-		return false, true, s.literal("null")
-	case 't':
-		return true, false, s.literal("true")
-	case 'f':
-		return false, false, s.literal("false")
-	case '{', '[':
-		return false, false, errNotScalar
-	case '"':
+	if s.peek() == '"' {
 		v, err := s.str()
 		if err != nil {
 			return false, false, err
