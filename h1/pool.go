@@ -14,28 +14,45 @@ var (
 
 // pool holds idle connections per scheme and host:port, most recently used
 // last. Nothing watches an idle connection: one the server closed is found
-// out when reused (the request then fails with the connection's error), and
-// expired ones are closed when the pool is next looked at for their host.
+// out when taken for reuse (conn.reusable), and expired ones are closed
+// when the pool is next looked at for their host.
 type pool struct {
 	mu   sync.Mutex
 	idle map[string][]*conn
 }
 
-// getIdle takes the most recently used idle connection for key, closing
-// expired ones; it returns nil if there is none, and how long it was idle.
+// getIdle takes the most recently used idle connection for key that is
+// still reusable, closing expired ones and those the server closed; it
+// returns nil if there is none, and how long it was idle.
 func (t *Transport) getIdle(key string) (*conn, time.Duration) {
+	for {
+		c, idle, more := t.popIdle(key)
+		if c == nil || c.reusable() {
+			return c, idle
+		}
+		c.nc.Close()
+		if !more {
+			return nil, 0
+		}
+	}
+}
+
+// popIdle takes the most recently used idle connection for key, closing
+// expired ones; it returns nil if there is none, how long it was idle and
+// whether other idle connections are left for key.
+func (t *Transport) popIdle(key string) (c *conn, idle time.Duration, more bool) {
 	p := &t.idle
 	now := time.Now()
 	p.mu.Lock()
 	conns := p.idle[key]
 	if len(conns) == 0 {
 		p.mu.Unlock()
-		return nil, 0
+		return nil, 0, false
 	}
-	c := conns[len(conns)-1]
+	c = conns[len(conns)-1]
 	conns[len(conns)-1] = nil
 	conns = conns[:len(conns)-1]
-	idle := now.Sub(c.idleAt)
+	idle = now.Sub(c.idleAt)
 	var expired []*conn
 	if t.IdleConnTimeout > 0 && idle > t.IdleConnTimeout {
 		// The newest is expired, so are all the older ones.
@@ -47,7 +64,7 @@ func (t *Transport) getIdle(key string) (*conn, time.Duration) {
 	for _, e := range expired {
 		e.nc.Close()
 	}
-	return c, idle
+	return c, idle, len(conns) > 0
 }
 
 // putIdle keeps c for reuse, or returns why not (the caller then closes

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -16,10 +19,12 @@ func isStale(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
-// TestStaleIdleConn: the server closes a kept-alive connection after its
-// response (as llama.cpp's does after a stream); the next request on it
-// fails with the connection's error and Reused set, and the one after
-// dials anew.
+// TestStaleIdleConn: the server closes or resets a kept-alive connection
+// after its response (as llama.cpp's does after a stream). On plain TCP the
+// pool sees it and the next request dials anew; on a wrapped connection,
+// which it cannot look into, the next request fails with the connection's
+// error and Reused set (the caller may resend it), and the one after dials
+// anew.
 func TestStaleIdleConn(t *testing.T) {
 	for _, d := range dialers {
 		t.Run(d.name, func(t *testing.T) {
@@ -47,11 +52,13 @@ func TestStaleIdleConn(t *testing.T) {
 					<-closed
 					time.Sleep(10 * time.Millisecond) // the FIN or RST reaches the client
 					var ct connTrace
-					_, _, err := get(ct.context(context.Background()), tr, srv.url())
-					if err == nil || !isStale(err) || !ct.info.Reused {
-						t.Fatalf("request on the stale connection: err %v (stale %v), reused %v", err, err != nil && isStale(err), ct.info.Reused)
+					if d.dial != nil {
+						_, _, err := get(ct.context(context.Background()), tr, srv.url())
+						if err == nil || !isStale(err) || !ct.info.Reused {
+							t.Fatalf("request on the stale connection: err %v (stale %v), reused %v", err, err != nil && isStale(err), ct.info.Reused)
+						}
+						ct = connTrace{}
 					}
-					ct = connTrace{}
 					if _, data, err := get(ct.context(context.Background()), tr, srv.url()); err != nil || data != "ok" || ct.info.Reused {
 						t.Fatalf("request after: %q, %v, reused %v", data, err, ct.info.Reused)
 					}
@@ -61,6 +68,60 @@ func TestStaleIdleConn(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestStaleIdleTLSConn: a TLS connection the server closed while idle
+// (close_notify, then FIN) is not reused.
+func TestStaleIdleTLSConn(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "ok")
+	}))
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.StartTLS()
+	defer srv.Close()
+	tr := &Transport{TLSClientConfig: srv.Client().Transport.(*http.Transport).TLSClientConfig}
+	defer tr.CloseIdleConnections()
+	if _, _, err := get(context.Background(), tr, srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	srv.CloseClientConnections()
+	time.Sleep(10 * time.Millisecond)
+	var ct connTrace
+	if _, data, err := get(ct.context(context.Background()), tr, srv.URL); err != nil || data != "ok" || ct.info.Reused {
+		t.Fatalf("request after the server closed: %q, %v, reused %v", data, err, ct.info.Reused)
+	}
+	if n := conns.Load(); n != 2 {
+		t.Errorf("%d connections, want 2", n)
+	}
+}
+
+// TestConnClosedAfterLook: a server that closes a kept-alive connection
+// after reading the next request, too late for the pool to see, fails that
+// request with the connection's error and Reused set: RoundTrip's contract
+// for a request the caller may send again.
+func TestConnClosedAfterLook(t *testing.T) {
+	srv := startRaw(t, func(c net.Conn, br *bufio.Reader) {
+		if _, ok := readRequest(br); ok {
+			io.WriteString(c, okResp)
+		}
+		readRequest(br)
+		c.Close()
+	})
+	tr := &Transport{}
+	defer tr.CloseIdleConnections()
+	if _, _, err := get(context.Background(), tr, srv.url()); err != nil {
+		t.Fatal(err)
+	}
+	var ct connTrace
+	_, _, err := get(ct.context(context.Background()), tr, srv.url())
+	if err == nil || !isStale(err) || !ct.info.Reused {
+		t.Fatalf("request on the connection closed after the look: err %v, reused %v", err, ct.info.Reused)
 	}
 }
 

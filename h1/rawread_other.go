@@ -13,3 +13,5 @@ import (
 func rawConn(net.Conn) syscall.RawConn { return nil }
 
 func readFD(uintptr, []byte) (int, error) { return 0, errors.ErrUnsupported }
+
+func peekFD(uintptr) (data, closed bool) { return false, false }

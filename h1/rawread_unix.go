@@ -33,3 +33,22 @@ func readFD(fd uintptr, p []byte) (int, error) {
 		}
 	}
 }
+
+// peekFD looks at the non-blocking socket fd without waiting and without
+// consuming: data reports bytes waiting to be read, closed that the peer
+// closed or reset the connection.
+func peekFD(fd uintptr) (data, closed bool) {
+	var b [1]byte
+	for {
+		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN || err == syscall.EWOULDBLOCK:
+			return false, false
+		case err != nil:
+			return false, true
+		}
+		return n > 0, n == 0
+	}
+}

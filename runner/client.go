@@ -100,8 +100,10 @@ func staticHeaders(cfg *Config, version string) http.Header {
 // A request that fails on a reused keep-alive connection before any
 // response arrives, because the server had closed that connection (some
 // servers, llama.cpp's among them, close after a streamed response while
-// announcing keep-alive), is sent once more on a new connection: the server
-// never saw it. The record measures the second attempt.
+// announcing keep-alive), is sent again: the server never saw it. As with
+// net/http, it goes again for as long as it fails that way on reused
+// connections (several idle ones may be stale at once); a failure on a new
+// connection is final. The record measures the last attempt.
 //
 // With s.trace, rec.HTTPTrace receives the request's HTTP trace (set even
 // for a failed request, once the request reached the transport).
@@ -129,7 +131,7 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 		})
 	}
 	var resp *http.Response
-	for attempt := 0; ; attempt++ {
+	for {
 		req, err := http.NewRequestWithContext(traced, http.MethodPost, s.url, bytes.NewReader(payload))
 		if err != nil {
 			s.fail(rec, 0, "RequestError", err.Error())
@@ -151,7 +153,7 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 		if tr != nil {
 			reused = tr.reused()
 		}
-		if attempt == 0 && reused && ctx.Err() == nil && staleConn(err) {
+		if reused && ctx.Err() == nil && staleConn(err) {
 			continue
 		}
 		s.failErr(ctx, rec, err)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -120,6 +122,42 @@ func TestStaleKeepAliveRetried(t *testing.T) {
 	}
 	if n := attempts.Load(); n != 9 {
 		t.Errorf("%d attempts, want 9: 5 requests, 4 of them first tried on a dropped connection", n)
+	}
+}
+
+// TestEveryIdleConnStale: a server that closes every connection right
+// after its response, announced as keep-alive, leaves all the idle
+// connections stale at once; no request fails for it, whether the pool
+// looks into its connections (plain TCP) or cannot (traced requests read
+// through a byte counter) and each stale one costs a failed attempt.
+func TestEveryIdleConnStale(t *testing.T) {
+	const body = chunk + "data: [DONE]\n\n"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		io.WriteString(w, body)
+		w.(http.Flusher).Flush()
+		c, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			c.Close()
+		}
+	}))
+	t.Cleanup(srv.Close)
+	for _, traced := range []bool{false, true} {
+		cfg := testConfig(t, srv.URL)
+		cfg.Streaming, cfg.ShowTraceTiming = true, traced
+		cfg.Concurrency, cfg.RequestCount = 4, 40
+		runOK(t, cfg)
+		recs := readRecords(t, cfg.ArtifactDir)
+		if len(recs) != 40 {
+			t.Fatalf("traced %v: %d records, want 40", traced, len(recs))
+		}
+		for i, r := range recs {
+			if r.Error != nil {
+				t.Errorf("traced %v: request %d: %+v", traced, i, *r.Error)
+			}
+		}
 	}
 }
 
