@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -168,7 +169,9 @@ func TestNewCorpusErrors(t *testing.T) {
 func TestNewCorpusTokenizesPerChunk(t *testing.T) {
 	var calls int
 	var mu sync.Mutex
-	look := &funcTokenizer{name: "chunk-count-test", encode: func(s string) []int {
+	// A name of its own per run: corpora are cached by name (go test -count).
+	name := fmt.Sprintf("chunk-count-test-%d", time.Now().UnixNano())
+	look := &funcTokenizer{name: name, encode: func(s string) []int {
 		mu.Lock()
 		calls++
 		mu.Unlock()
