@@ -19,43 +19,101 @@ import (
 	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 )
 
-// TestUserCentricGaps: each user's turns are scheduled num_users/rate apart
-// (exactly, on the intended times), users are staggered by 1/rate, and
-// actual sends follow the schedule.
+// TestUserCentricGaps: with 4 users at 40 req/s (gap 100 ms) on 3-turn
+// conversations, a request is due every 25 ms from the start, however long
+// the sessions; each session's turns are 100 ms apart; and the sessions
+// follow AIPerf's virtual history: the lines of users firing at 0, 25, 50
+// and 75 ms start with 3, 1, 1 and 2 turns left, and every user after them
+// sends all 3.
 func TestUserCentricGaps(t *testing.T) {
 	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 2, TTFT: time.Millisecond})
 	cfg := testConfig(t, srv.URL())
-	cfg.UserCentricRate, cfg.NumUsers = 40, 4 // gap 100 ms
+	cfg.UserCentricRate, cfg.NumUsers = 40, 4
 	cfg.SessionTurnsMean = 3
-	cfg.RequestCount = 20
+	cfg.RequestCount = 24
 	runOK(t, cfg)
 
-	byUser := map[string][]jsonRecord{}
-	var firsts []int64
-	for _, r := range readRecords(t, cfg.ArtifactDir) {
-		byUser[r.Metadata.WorkerID] = append(byUser[r.Metadata.WorkerID], r)
+	recs := readRecords(t, cfg.ArtifactDir)
+	if len(recs) != 24 {
+		t.Fatalf("%d records, want 24", len(recs))
 	}
-	if len(byUser) != 4 {
-		t.Fatalf("%d users, want 4", len(byUser))
-	}
-	for u, rs := range byUser {
-		slices.SortFunc(rs, func(a, b jsonRecord) int { return int(a.Metadata.CreditIssuedNS - b.Metadata.CreditIssuedNS) })
-		firsts = append(firsts, rs[0].Metadata.CreditIssuedNS)
-		for i := 1; i < len(rs); i++ {
-			gap := time.Duration(rs[i].Metadata.CreditIssuedNS - rs[i-1].Metadata.CreditIssuedNS)
-			if d := gap - 100*time.Millisecond; d < -time.Microsecond || d > time.Microsecond {
-				t.Errorf("user %s: intended gap %v, want 100ms", u, gap)
+	slices.SortFunc(recs, func(a, b jsonRecord) int { return int(a.Metadata.CreditIssuedNS - b.Metadata.CreditIssuedNS) })
+	firstTurns := []int{3, 1, 1, 2} // by line: the line firing at k·25 ms
+	lastOfSession := map[string]int64{}
+	for i, r := range recs {
+		m := r.Metadata
+		at := time.Duration(m.CreditIssuedNS - recs[0].Metadata.CreditIssuedNS)
+		if d := at - time.Duration(i)*25*time.Millisecond; d.Abs() > time.Microsecond {
+			t.Errorf("request %d intended at %v, want %v", i, at, time.Duration(i)*25*time.Millisecond)
+		}
+		line, round := i%4, i/4
+		want := round // turn index within the line's first session
+		if round >= firstTurns[line] {
+			want = (round - firstTurns[line]) % 3
+		}
+		if m.TurnIndex != want {
+			t.Errorf("request %d (line %d, round %d): turn %d, want %d", i, line, round, m.TurnIndex, want)
+		}
+		if prev, ok := lastOfSession[m.XCorrelationID]; ok {
+			if gap := time.Duration(m.CreditIssuedNS - prev); gap != 100*time.Millisecond {
+				t.Errorf("request %d: %v after its session's previous turn, want 100ms", i, gap)
 			}
-			late := time.Duration(rs[i].Metadata.RequestStartNS - rs[i].Metadata.CreditIssuedNS)
-			if late < 0 || late > 30*time.Millisecond {
-				t.Errorf("user %s: sent %v after its intended time", u, late)
-			}
+		} else if m.TurnIndex != 0 {
+			t.Errorf("request %d: a session starting at turn %d", i, m.TurnIndex)
+		}
+		lastOfSession[m.XCorrelationID] = m.CreditIssuedNS
+		if late := time.Duration(m.RequestStartNS - m.CreditIssuedNS); late < 0 || late > 30*time.Millisecond {
+			t.Errorf("request %d sent %v after its intended time", i, late)
 		}
 	}
-	slices.Sort(firsts)
-	for i := 1; i < len(firsts); i++ {
-		if d := time.Duration(firsts[i]-firsts[i-1]) - 25*time.Millisecond; d < -time.Microsecond || d > time.Microsecond {
-			t.Errorf("users start %v apart, want 1/rate = 25ms", time.Duration(firsts[i]-firsts[i-1]))
+}
+
+// TestUserCentricSessionLimit: --num-sessions 6 with the lines of
+// TestUserCentricGaps starts the four first users (3+1+1+2 turns) and two
+// whole 3-turn sessions (at 125 and 150 ms), sends all 13 turns and ends
+// with the last one (350 ms), not at the next spawn time.
+func TestUserCentricSessionLimit(t *testing.T) {
+	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 2, TTFT: time.Millisecond})
+	cfg := testConfig(t, srv.URL())
+	cfg.UserCentricRate, cfg.NumUsers = 40, 4
+	cfg.SessionTurnsMean = 3
+	cfg.RequestCount, cfg.NumSessions = 0, 6
+	began := time.Now()
+	runOK(t, cfg)
+	took := time.Since(began)
+	recs := readRecords(t, cfg.ArtifactDir)
+	sessions := map[string]int{}
+	for _, r := range recs {
+		sessions[r.Metadata.XCorrelationID]++
+	}
+	if len(recs) != 13 || len(sessions) != 6 {
+		t.Errorf("%d requests in %d sessions, want 13 in 6", len(recs), len(sessions))
+	}
+	if took > 2*time.Second {
+		t.Errorf("the run took %v; its last turn was due at 350 ms", took)
+	}
+}
+
+// TestVirtualHistory: the users' starting points equal AIPerf's own
+// worked example (15 users, 20-turn sessions) and, where users and the
+// session lifetime share a factor, its alternate spacing (4 users, 3 turns:
+// step 3).
+func TestVirtualHistory(t *testing.T) {
+	for _, tc := range []struct {
+		users, turns int
+		want         []userLine // by order
+	}{
+		{15, 20, []userLine{{0, 0}, {1, 6}, {2, 11}, {3, 16}, {4, 2}, {5, 7}, {6, 12}, {7, 17},
+			{8, 3}, {9, 8}, {10, 13}, {11, 18}, {12, 4}, {13, 9}, {14, 14}}},
+		{4, 3, []userLine{{0, 0}, {1, 1}, {2, 1}, {3, 2}}},
+		{2, 3, []userLine{{0, 0}, {1, 1}}},
+		{1, 5, []userLine{{0, 0}}},
+		{3, 1, []userLine{{0, 0}, {1, 1}, {2, 1}}}, // lifetime floored at 1
+	} {
+		got := virtualHistory(tc.users, tc.turns)
+		slices.SortFunc(got, func(a, b userLine) int { return a.order - b.order })
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%d users, %d turns: %v, want %v", tc.users, tc.turns, got, tc.want)
 		}
 	}
 }

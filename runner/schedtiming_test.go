@@ -68,7 +68,7 @@ func TestTimingUserCentricSends(t *testing.T) {
 	runOK(t, cfg)
 	byUser := map[string][]jsonRecord{}
 	for _, r := range readRecords(t, cfg.ArtifactDir) {
-		byUser[r.Metadata.WorkerID] = append(byUser[r.Metadata.WorkerID], r)
+		byUser[r.Metadata.XCorrelationID] = append(byUser[r.Metadata.XCorrelationID], r)
 	}
 	for u, rs := range byUser {
 		slices.SortFunc(rs, func(a, b jsonRecord) int { return int(a.Metadata.RequestStartNS - b.Metadata.RequestStartNS) })

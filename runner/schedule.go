@@ -85,14 +85,24 @@ func (is *issuer) take(intended int64) (credit, bool) {
 func (is *issuer) startSession() bool {
 	is.mu.Lock()
 	defer is.mu.Unlock()
-	switch {
-	case is.spec.sessions > 0 && is.sessions >= is.spec.sessions,
-		is.spec.count > 0 && is.sent >= is.spec.count,
-		is.deadline > 0 && is.clock.Now() >= is.deadline:
+	if !is.mayStartLocked() {
 		return false
 	}
 	is.sessions++
 	return true
+}
+
+// mayStart reports whether a new session may start now, counting nothing.
+func (is *issuer) mayStart() bool {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	return is.mayStartLocked()
+}
+
+func (is *issuer) mayStartLocked() bool {
+	return (is.spec.sessions <= 0 || is.sessions < is.spec.sessions) &&
+		(is.spec.count <= 0 || is.sent < is.spec.count) &&
+		(is.deadline <= 0 || is.clock.Now() < is.deadline)
 }
 
 // slots hands out small integers identifying concurrent senders ("workers"),

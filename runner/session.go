@@ -26,6 +26,7 @@ type session struct {
 	slot   int                   // the sender slot (worker) of every turn
 	corrID string                // X-Correlation-ID of every turn
 	turn   int                   // the next turn to send
+	turns  int                   // how many of c's turns it sends (the first ones)
 	// history holds the chat messages of the turns sent so far (user turn,
 	// then the live assistant reply) when the conversation accumulates.
 	history []json.RawMessage
@@ -40,11 +41,12 @@ type sessionCounter struct{ n atomic.Int64 }
 // start returns a new session on conversation conv of r.
 func (sc *sessionCounter) start(r *run, conv int) *session {
 	num := int(sc.n.Add(1)) - 1
-	return &session{conv: conv, c: &r.convs[conv], num: num, corrID: uuid.NewString()}
+	c := &r.convs[conv]
+	return &session{conv: conv, c: c, num: num, corrID: uuid.NewString(), turns: len(c.Turns)}
 }
 
 // done reports whether every turn of the session has been sent.
-func (s *session) done() bool { return s.turn >= len(s.c.Turns) }
+func (s *session) done() bool { return s.turn >= s.turns }
 
 // nextTurn returns the turn the session sends next.
 func (s *session) nextTurn() *dataset.Turn { return &s.c.Turns[s.turn] }

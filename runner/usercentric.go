@@ -2,9 +2,11 @@ package runner
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
+	"github.com/aiperf-go/aiperf/dataset"
 	"github.com/aiperf-go/aiperf/record"
 )
 
@@ -12,55 +14,167 @@ import (
 // share UserCentricRate requests/s, so each user sends a turn every
 // gap = users/rate seconds after its previous turn started, or at once when
 // that reply came back later, resetting its baseline to then (no catch-up
-// burst). Users start staggered by 1/rate so the aggregate rate holds from
-// the first second, and in mid-conversation (user i skips the first
-// i·turns/users turns of its first conversation) so that sessions end at
-// staggered times, as a run already in steady state would; a user whose
-// session ends starts a new one on its own schedule. Dataset turn delays are
-// replaced by the gap. A concurrency limit, when set, caps requests in
-// flight. It returns when every user has stopped.
+// burst). Dataset turn delays are replaced by the gap.
+//
+// The run starts in steady state, as AIPerf's does: the users have
+// staggered virtual ages (virtualHistory), so most start with only the
+// first few turns of their conversation left to send and end at staggered
+// times, and they fire 1/rate apart so that the aggregate rate holds from
+// the first second. Each user is replaced on a fixed schedule, whatever the
+// replies' timing: the next user of its line starts turns×gap after it
+// started. A concurrency limit, when set, caps requests in flight. It
+// returns when every user has stopped.
 func (r *run) runUserCentric(ph *phaseRun, late *lateness) {
 	cfg, clock := r.cfg, r.clock
-	users := cfg.NumUsers
-	gap := time.Duration(float64(users) / cfg.UserCentricRate * float64(time.Second))
+	gap := time.Duration(float64(cfg.NumUsers) / cfg.UserCentricRate * float64(time.Second))
 	stagger := time.Duration(float64(time.Second) / cfg.UserCentricRate)
 	inflight := newLimiter(cfg.Concurrency, 0)
-	var wg sync.WaitGroup
+	// spawning ends when no session may start any more; users already
+	// started go on until their last turn or the end of the credits.
+	spawning, noMore := context.WithCancel(ph.ctx)
+	defer noMore()
+	var (
+		wg  sync.WaitGroup
+		ids slots
+	)
+	u := &userLoop{ph: ph, clock: clock, gap: gap, inflight: inflight, late: late, noMore: noMore}
 	start := clock.Now()
-	for u := range users {
+	for _, line := range virtualHistory(cfg.NumUsers, averageTurns(r.convs)) {
 		wg.Go(func() {
-			next := start + int64(stagger)*int64(u)
-			first := true
-			var s *session
-			for ph.ctx.Err() == nil {
-				if s == nil || s.done() {
-					if s = ph.newSession(); s == nil {
-						return
-					}
-					s.slot = u
-					if first {
-						s.turn = u * len(s.c.Turns) / users
-						first = false
-					}
-				}
-				sleepUntil(ph.ctx, clock, next)
-				if !inflight.acquire(ph.ctx) {
+			at := start + int64(line.order)*int64(stagger)
+			turns := line.turns
+			for {
+				sleepUntil(spawning, clock, at)
+				if spawning.Err() != nil {
 					return
 				}
-				c, ok := ph.is.take(next)
-				if !ok {
-					inflight.release()
+				s := ph.newSession()
+				if s == nil {
+					noMore()
 					return
 				}
-				now := clock.Now()
-				late.add(now, now-c.intended)
-				ph.dispatch(ph.ctx, c, s)
-				inflight.release()
-				next = max(c.intended+int64(gap), clock.Now())
+				if turns > 0 {
+					s.turns = min(s.turns, turns)
+				}
+				turns = 0
+				s.slot = ids.get()
+				first := at
+				wg.Go(func() {
+					defer ids.put(s.slot)
+					u.run(s, first)
+				})
+				if !ph.is.mayStart() {
+					noMore()
+					return
+				}
+				at += int64(s.turns) * int64(gap)
 			}
 		})
 	}
 	wg.Wait()
+}
+
+// userLoop sends the turns of user-centric sessions.
+type userLoop struct {
+	ph       *phaseRun
+	clock    *record.Clock
+	gap      time.Duration
+	inflight *limiter
+	late     *lateness
+	noMore   func() // no session may start any more
+}
+
+// run sends s's turns as one user: the first at first (monotonic ns), each
+// later one gap after the previous one's intended time, or at once when the
+// reply came back later.
+func (u *userLoop) run(s *session, first int64) {
+	ph := u.ph
+	next := first
+	for !s.done() && ph.ctx.Err() == nil {
+		sleepUntil(ph.ctx, u.clock, next)
+		if !u.inflight.acquire(ph.ctx) {
+			return
+		}
+		c, ok := ph.is.take(next)
+		if !ok || !ph.is.mayStart() {
+			u.noMore()
+		}
+		if !ok {
+			u.inflight.release()
+			return
+		}
+		now := u.clock.Now()
+		u.late.add(now, now-c.intended)
+		ph.dispatch(ph.ctx, c, s)
+		u.inflight.release()
+		next = max(c.intended+int64(u.gap), u.clock.Now())
+	}
+}
+
+// userLine is where one line of users starts: its first user fires
+// order/rate after the run's start and sends the first turns of its
+// conversation (0: all of them); each later user sends a whole one.
+type userLine struct {
+	order, turns int
+}
+
+// virtualHistory places users at staggered points of a session of
+// sessionTurns turns, as AIPerf's user-centric mode does, so that the run
+// starts in steady state. A session lasts lifetime = sessionTurns-1 gaps
+// (at least 1); user i (0-based) has a virtual age of (users-i)·lifetime
+// stagger slots, so it has lifetime - age/users turns left. User 0 has none
+// left: a new user replaces it and fires first, with a whole session. The
+// others fire in the order their age gives (age mod users); when users and
+// lifetime share a factor that order would repeat, so the i-th user takes
+// slot i·step mod users, with step the smallest number above 1 prime to
+// users. The result has one line per user, each order in [0, users) once.
+func virtualHistory(users, sessionTurns int) []userLine {
+	lifetime := max(1, sessionTurns-1)
+	step := 0 // 0: order by age
+	if gcd(users, lifetime) > 1 {
+		step = 1
+		for s := 2; s < users; s++ {
+			if gcd(users, s) == 1 {
+				step = s
+				break
+			}
+		}
+	}
+	lines := make([]userLine, 0, users)
+	for i := range users {
+		age := (users - i) * lifetime
+		left := lifetime - age/users
+		if left <= 0 {
+			continue
+		}
+		slot := age % users
+		if step > 0 {
+			slot = i * step % users
+		}
+		lines = append(lines, userLine{order: users - slot, turns: left})
+	}
+	return append(lines, userLine{order: 0})
+}
+
+// averageTurns is the dataset's mean turns per conversation, rounded half
+// to even as Python's round() (AIPerf's session length for virtual
+// history).
+func averageTurns(convs []dataset.Conversation) int {
+	if len(convs) == 0 {
+		return 1
+	}
+	n := 0
+	for i := range convs {
+		n += len(convs[i].Turns)
+	}
+	return int(math.RoundToEven(float64(n) / float64(len(convs))))
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // sleepUntil waits for deadline like preciseSleepUntil, for goroutines that
