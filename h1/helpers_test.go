@@ -177,6 +177,31 @@ func idleCount(tr *Transport) int {
 	return n
 }
 
+// waitIdleClosed waits until the server's close of every idle connection
+// of tr has reached the client (the pool's look sees it), or fails after 5 s.
+// Only for connections the pool can look into (plain TCP or TLS).
+func waitIdleClosed(t *testing.T, tr *Transport) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		tr.idle.mu.Lock()
+		open := 0
+		for _, conns := range tr.idle.idle {
+			for _, c := range conns {
+				if c.reusable() {
+					open++
+				}
+			}
+		}
+		tr.idle.mu.Unlock()
+		if open == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d idle connections still look open 5 s after the server closed them", open)
+		}
+	}
+}
+
 // within fails the test if fn takes longer than d.
 func within(t *testing.T, d time.Duration, what string, fn func()) {
 	t.Helper()

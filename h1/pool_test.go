@@ -50,7 +50,11 @@ func TestStaleIdleConn(t *testing.T) {
 						t.Fatal(err)
 					}
 					<-closed
-					time.Sleep(10 * time.Millisecond) // the FIN or RST reaches the client
+					if d.dial == nil {
+						waitIdleClosed(t, tr)
+					} else {
+						time.Sleep(10 * time.Millisecond) // the FIN or RST reaches the client
+					}
 					var ct connTrace
 					if d.dial != nil {
 						_, _, err := get(ct.context(context.Background()), tr, srv.url())
@@ -91,7 +95,7 @@ func TestStaleIdleTLSConn(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.CloseClientConnections()
-	time.Sleep(10 * time.Millisecond)
+	waitIdleClosed(t, tr)
 	var ct connTrace
 	if _, data, err := get(ct.context(context.Background()), tr, srv.URL); err != nil || data != "ok" || ct.info.Reused {
 		t.Fatalf("request after the server closed: %q, %v, reused %v", data, err, ct.info.Reused)
