@@ -2,11 +2,8 @@ package tokenizer
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
-
-	tiktoken "github.com/tiktoken-go/tokenizer"
 )
 
 // BuiltinName is the Name of the builtin tokenizer and the value of
@@ -30,43 +27,31 @@ var o200kSpecial = []struct {
 // <|endofprompt|> (200018) lie above it, and so does the unused id 199998.
 const o200kMergeable = 199998
 
-var (
-	builtinOnce sync.Once
-	builtinTok  *builtin
-	builtinErr  error
-)
-
 // Builtin returns the offline tokenizer: tiktoken's o200k_base encoding, as
 // AIPerf's --tokenizer builtin. Its Name is "builtin". The first call builds
-// the codec (about 25 ms); every call returns the same process-wide instance,
-// which is safe for concurrent use. Encode adds no special token of its own,
-// but special-token text in the input ("<|endoftext|>", "<|endofprompt|>")
-// becomes that token's id, as in AIPerf (allowed_special="all"); Decode skips
-// special and unknown ids, so such text does not round-trip, and replaces
-// invalid UTF-8 (a window that cuts a multi-byte character) with U+FFFD, as
-// tiktoken's decode does.
-func Builtin() (Tokenizer, error) {
-	builtinOnce.Do(func() {
-		codec, err := tiktoken.Get(tiktoken.O200kBase)
-		if err != nil {
-			builtinErr = fmt.Errorf("builtin tokenizer: %w", err)
-			return
-		}
-		// Set before the codec is shared: the mode is a plain field.
-		codec.SetErrorMode(tiktoken.ErrorModeReplace)
-		builtinTok = &builtin{codec: codec}
-	})
-	if builtinErr != nil {
-		return nil, builtinErr
-	}
-	return builtinTok, nil
-}
+// its tables (about 10 ms); every call returns the same process-wide
+// instance, which is safe for concurrent use. Encode adds no special token
+// of its own, but special-token text in the input ("<|endoftext|>",
+// "<|endofprompt|>") becomes that token's id, as in AIPerf
+// (allowed_special="all"); Decode skips special and unknown ids, so such
+// text does not round-trip. Invalid UTF-8, in the input or in decoded text
+// (a window that cuts a multi-byte character), becomes U+FFFD as tiktoken's
+// errors="replace" makes it.
+func Builtin() (Tokenizer, error) { return builtinOnce() }
 
-// builtin adapts a tiktoken codec to Tokenizer. The codec is safe for
-// concurrent use: its regexp hands out per-call runners and its reverse
-// vocabulary is built under a sync.Once.
+var builtinOnce = sync.OnceValues(func() (Tokenizer, error) {
+	enc, err := loadO200k()
+	if err != nil {
+		return nil, fmt.Errorf("builtin tokenizer: %w", err)
+	}
+	return &builtin{enc: enc}, nil
+})
+
+// builtin adapts the o200k_base byte-pair encoding to Tokenizer. Its
+// vocabulary is read-only and its regexp hands out per-call runners, so it
+// is safe for concurrent use.
 type builtin struct {
-	codec tiktoken.Codec
+	enc *bpe
 }
 
 var _ Tokenizer = (*builtin)(nil)
@@ -74,23 +59,14 @@ var _ Tokenizer = (*builtin)(nil)
 func (b *builtin) Name() string { return BuiltinName }
 
 func (b *builtin) Encode(text string) []int {
-	var out []int
+	out := []int{}
 	b.segments(text, func(seg string, special int) {
 		if special >= 0 {
 			out = append(out, special)
 			return
 		}
-		// tokenize only fails in ErrorModeStrict or on a regexp timeout,
-		// neither of which this codec has.
-		ids, _, _ := b.codec.Encode(seg)
-		out = slices.Grow(out, len(ids))
-		for _, id := range ids {
-			out = append(out, int(id))
-		}
+		b.enc.encode(replaceInvalid(seg), func(r int) { out = append(out, r) })
 	})
-	if out == nil {
-		out = []int{}
-	}
 	return out
 }
 
@@ -119,16 +95,7 @@ func (b *builtin) segments(text string, yield func(seg string, special int)) {
 }
 
 func (b *builtin) Decode(ids []int) string {
-	in := make([]uint, 0, len(ids))
-	for _, id := range ids {
-		if id >= 0 && id < o200kMergeable {
-			in = append(in, uint(id))
-		}
-	}
-	// Every id below o200kMergeable has a piece (tested), so with
-	// ErrorModeReplace the codec cannot fail here.
-	text, _ := b.codec.Decode(in)
-	return text
+	return replaceInvalid(string(b.enc.decode(nil, ids)))
 }
 
 func (b *builtin) Count(text string) int {
@@ -138,8 +105,7 @@ func (b *builtin) Count(text string) int {
 			total++
 			return
 		}
-		n, _ := b.codec.Count(seg)
-		total += n
+		b.enc.encode(replaceInvalid(seg), func(int) { total++ })
 	})
 	return total
 }
