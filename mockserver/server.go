@@ -21,6 +21,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aiperf-go/aiperf/tokenizer"
 )
 
 // maxEmbeddingDims bounds embedding vector lengths.
@@ -37,7 +39,7 @@ var ErrStarted = errors.New("mock server already started")
 // server of your own (httptest). Close releases it.
 type Server struct {
 	cfg     Config
-	counter *o200kCounter // nil when estimating
+	counter tokenizer.Tokenizer // o200k_base; nil when estimating
 	handler http.Handler
 	seq     atomic.Uint64
 	m       metrics
@@ -63,7 +65,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, done: make(chan struct{})}
 	if !cfg.EstimatePromptTokens {
-		if s.counter, err = loadO200k(); err != nil {
+		if s.counter, err = tokenizer.Builtin(); err != nil {
 			return nil, fmt.Errorf("new mock server: %w", err)
 		}
 	}

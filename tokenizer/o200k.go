@@ -39,12 +39,19 @@ type bpe struct {
 	mask  uint64
 	seed  maphash.Seed
 	split *regexp2.Regexp
+	// splitASCII, when set, splits plain-ASCII text (plainASCII) as split
+	// does: it returns the end of the piece that starts at i.
+	splitASCII func(s string, i int) int
 }
 
 // loadO200k returns the process-wide o200k_base encoding, built on first
 // use (~10 ms).
 var loadO200k = sync.OnceValues(func() (*bpe, error) {
-	return newBPE(o200kVocabFile, o200kMergeable, o200kPattern)
+	b, err := newBPE(o200kVocabFile, o200kMergeable, o200kPattern)
+	if err == nil {
+		b.splitASCII = nextPiece
+	}
+	return b, err
 })
 
 // newBPE reads a vocabulary of n ranks laid out as o200kVocabFile is,
@@ -104,16 +111,28 @@ func (b *bpe) rank(s string) int {
 // without special tokens) in order: each piece of the pre-tokenizer is a
 // token itself or is byte-pair merged.
 func (b *bpe) encode(text string, yield func(rank int)) {
+	if b.splitASCII != nil && plainASCII(text) {
+		for i := 0; i < len(text); {
+			end := b.splitASCII(text, i)
+			b.piece(text[i:end], yield)
+			i = end
+		}
+		return
+	}
 	m, _ := b.split.FindStringMatch(text) // errors only on a timeout; none is set
 	for m != nil {
-		piece := m.String()
-		if r := b.rank(piece); r >= 0 {
-			yield(r)
-		} else {
-			b.merge(piece, yield)
-		}
+		b.piece(m.String(), yield)
 		m, _ = b.split.FindNextMatch(m)
 	}
+}
+
+// piece encodes one piece of the pre-tokenizer's split.
+func (b *bpe) piece(piece string, yield func(rank int)) {
+	if r := b.rank(piece); r >= 0 {
+		yield(r)
+		return
+	}
+	b.merge(piece, yield)
 }
 
 // decode appends the bytes of the given ranks to dst; ranks outside the

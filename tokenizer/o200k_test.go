@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"bytes"
 	"flag"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -100,10 +101,13 @@ func TestO200kCorpusMatchesTiktoken(t *testing.T) {
 	}
 }
 
-// FuzzO200kMatchesTiktoken: any text, valid UTF-8 or not, encodes to
-// tiktoken-go's ids, and any ids decode to its text.
+// FuzzO200kMatchesTiktoken: any text, valid UTF-8 or not, and the same
+// text mapped onto the plain-ASCII split's alphabet, encode to tiktoken-go's
+// ids, and any ids decode to its text.
 func FuzzO200kMatchesTiktoken(f *testing.F) {
-	for _, s := range []string{"hello world", "naïve café", "\xe2\x82", "a\xffb\xf0\x9f", "  \n\n\t x", "1234567 ok's", "🦙🦙"} {
+	for _, s := range []string{"hello world", "naïve café", "\xe2\x82", "a\xffb\xf0\x9f", "  \n\n\t x", "1234567 ok's", "🦙🦙",
+		"HELLO world's", "I'm we'RE they'll", "foo\r\n\tbar  ", "x+=y//z/\n", " !!!\n/", "  \n  x", "..hello", "ABCdef'Ll",
+		"\n  \n", " \r\n \n\n x", strings.Repeat("-", 300), strings.Repeat("ab", 100)} {
 		f.Add(s)
 	}
 	c := replacingTiktoken(f)
@@ -112,10 +116,13 @@ func FuzzO200kMatchesTiktoken(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		want := ordinaryIDs(t, c, text)
-		if got := ourOrdinaryIDs(b, text); !slices.Equal(got, want) {
-			t.Fatalf("%q: %v, tiktoken-go %v", text, got, want)
+		for _, text := range []string{text, toASCII(text)} {
+			want := ordinaryIDs(t, c, text)
+			if got := ourOrdinaryIDs(b, text); !slices.Equal(got, want) {
+				t.Fatalf("%q: %v, tiktoken-go %v", text, got, want)
+			}
 		}
+		want := ordinaryIDs(t, c, text)
 		// Decoding a window of the ids may cut a character in two.
 		ids := want[len(want)/3:]
 		in := make([]uint, len(ids))
@@ -141,4 +148,51 @@ func corpusForTest(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// asciiAlphabet is weighted towards the characters whose handling differs
+// between the pattern's alternatives.
+const asciiAlphabet = "aeZQ09 '  \t\n\r\n/.-,!sStTmMdDlLrRvVeE"
+
+// toASCII maps s onto asciiAlphabet, so that fuzzed bytes exercise the
+// plain-ASCII split rather than the regexp.
+func toASCII(s string) string {
+	b := []byte(s)
+	for i := range b {
+		b[i] = asciiAlphabet[int(b[i])%len(asciiAlphabet)]
+	}
+	return string(b)
+}
+
+// TestO200kRandomASCII compares the plain-ASCII split's ids with
+// tiktoken-go's on random strings drawn from asciiAlphabet and from all
+// printable ASCII.
+func TestO200kRandomASCII(t *testing.T) {
+	c := replacingTiktoken(t)
+	b, err := loadO200k()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var printable []byte
+	for c := byte(0x20); c < 0x7f; c++ {
+		printable = append(printable, c)
+	}
+	printable = append(printable, '\t', '\n', '\r')
+	for i := range 3000 {
+		alphabet := asciiAlphabet
+		if i%2 == 1 {
+			alphabet = string(printable)
+		}
+		s := make([]byte, 1+rng.IntN(40))
+		for j := range s {
+			s[j] = alphabet[rng.IntN(len(alphabet))]
+		}
+		if !plainASCII(string(s)) {
+			t.Fatalf("%q is not plain ASCII", s)
+		}
+		if got, want := ourOrdinaryIDs(b, string(s)), ordinaryIDs(t, c, string(s)); !slices.Equal(got, want) {
+			t.Fatalf("%q: %v, tiktoken-go %v", s, got, want)
+		}
+	}
 }

@@ -1,0 +1,131 @@
+package tokenizer
+
+// The o200k pre-tokenizer runs on a backtracking regexp (regexp2) at
+// ~11 MB/s. For text made only of printable ASCII, tabs and line breaks
+// (most prompts and replies) nextPiece splits it the same way by hand, many
+// times faster; FuzzO200kMatchesTiktoken and TestO200kRandomASCII check the
+// two agree.
+
+// plainASCII reports whether every byte of s is printable ASCII, a tab, a
+// carriage return or a line feed.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; (b < 0x20 || b > 0x7e) && b != '\t' && b != '\n' && b != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// ASCII character classes of the o200k pattern, restricted to the bytes
+// plainASCII admits.
+func isUpper(b byte) bool  { return b >= 'A' && b <= 'Z' }
+func isLower(b byte) bool  { return b >= 'a' && b <= 'z' }
+func isLetter(b byte) bool { return isUpper(b) || isLower(b) }
+func isDigit(b byte) bool  { return b >= '0' && b <= '9' }
+func isSpace(b byte) bool  { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
+func isBreak(b byte) bool  { return b == '\n' || b == '\r' }
+
+// isPunct is [^\s\p{L}\p{N}].
+func isPunct(b byte) bool { return !isSpace(b) && !isLetter(b) && !isDigit(b) }
+
+// isPrefix is [^\r\n\p{L}\p{N}], the optional character before a word.
+func isPrefix(b byte) bool { return !isBreak(b) && !isLetter(b) && !isDigit(b) }
+
+// nextPiece returns the end of the pre-tokenizer match that starts at i,
+// following the o200k pattern's alternatives in order (first match wins):
+//
+//	[^\r\n\p{L}\p{N}]?[\p{Lu}…]*[\p{Ll}…]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	[^\r\n\p{L}\p{N}]?[\p{Lu}…]+[\p{Ll}…]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	\p{N}{1,3}
+//	 ?[^\s\p{L}\p{N}]+[\r\n/]*
+//	\s*[\r\n]+
+//	\s+(?!\S)
+//	\s+
+func nextPiece(s string, i int) int {
+	n := len(s)
+	c := s[i]
+	switch {
+	case isLetter(c) || (isPrefix(c) && i+1 < n && isLetter(s[i+1])):
+		j := i
+		if !isLetter(c) {
+			j++
+		}
+		// Upper run then lower run; with no lower letter the second
+		// alternative takes the upper run alone. Classes are disjoint in
+		// ASCII, so backtracking never finds a different split.
+		for j < n && isUpper(s[j]) {
+			j++
+		}
+		for j < n && isLower(s[j]) {
+			j++
+		}
+		return j + contraction(s, j)
+	case isDigit(c):
+		j := i
+		for j < n && j < i+3 && isDigit(s[j]) {
+			j++
+		}
+		return j
+	case isPunct(c) || (c == ' ' && i+1 < n && isPunct(s[i+1])):
+		j := i
+		if c == ' ' {
+			j++
+		}
+		for j < n && isPunct(s[j]) {
+			j++
+		}
+		for j < n && (isBreak(s[j]) || s[j] == '/') {
+			j++
+		}
+		return j
+	}
+	// c is whitespace not starting a word or punctuation.
+	j := i
+	for j < n && isSpace(s[j]) {
+		j++
+	}
+	// \s*[\r\n]+: a backtracking engine would end the match after the
+	// run's last break, but tiktoken-go's generated matcher (the one the
+	// regexp path runs) backtracks \s* straight to the run's first break
+	// (IndexOfAny, not LastIndexOfAny) and takes the breaks from there;
+	// this splits the same way.
+	for k := i; k < j; k++ {
+		if isBreak(s[k]) {
+			for k < j && isBreak(s[k]) {
+				k++
+			}
+			return k
+		}
+	}
+	// \s+(?!\S): the whole run at the end of text, else all but its last
+	// character when that leaves at least one.
+	if j == n {
+		return j
+	}
+	if j-i >= 2 {
+		return j - 1
+	}
+	return j // \s+
+}
+
+// contraction returns the length of an optional (?i:'s|'t|'re|'ve|'m|'ll|'d)
+// at s[j:].
+func contraction(s string, j int) int {
+	if j+1 >= len(s) || s[j] != '\'' {
+		return 0
+	}
+	switch s[j+1] | 0x20 {
+	case 's', 't', 'm', 'd':
+		return 2
+	case 'r', 'v':
+		if j+2 < len(s) && s[j+2]|0x20 == 'e' {
+			return 3
+		}
+	case 'l':
+		if j+2 < len(s) && s[j+2]|0x20 == 'l' {
+			return 3
+		}
+	}
+	return 0
+}
