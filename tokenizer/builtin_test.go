@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -202,6 +203,19 @@ func TestIsPlaceholderModel(t *testing.T) {
 func BenchmarkBuiltinCount(b *testing.B) {
 	tok := builtinForTest(b)
 	text := strings.Repeat("Before we proceed any further, hear me speak. ", 50)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		tok.Count(text)
+	}
+}
+
+func BenchmarkBuiltinCountMixed(b *testing.B) {
+	tok := builtinForTest(b)
+	mixed, err := os.ReadFile("testdata/mixed.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := strings.Repeat(string(mixed), 10)
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		tok.Count(text)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"hash/maphash"
 	"sync"
-
-	"github.com/dlclark/regexp2/v2"
 )
 
 // o200kVocabFile is o200k_base's mergeable vocabulary: one length byte per
@@ -16,13 +14,6 @@ import (
 //
 //go:embed o200k_base.vocab
 var o200kVocabFile string
-
-// o200kPattern is o200k_base's pre-tokenizer: text is split into pieces by
-// it, and each piece is byte-pair encoded on its own. It runs on regexp2's
-// interpreter: tiktoken-go registers a generated matcher for it, 1.5 times
-// as fast, which drops U+007F (DEL) from the text where tiktoken makes it
-// token 221; plain-ASCII text does not reach the regexp (split.go).
-const o200kPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 
 // bpe is a byte-pair encoding over a vocabulary held without pointers, so
 // that the garbage collector never scans it: the token bytes (data, read in
@@ -36,29 +27,24 @@ type bpe struct {
 	table []uint32 // rank+1; 0 is empty
 	mask  uint64
 	seed  maphash.Seed
-	split *regexp2.Regexp
-	// splitASCII, when set, splits plain-ASCII text (plainASCII) as split
-	// does: it returns the end of the piece that starts at i.
-	splitASCII func(s string, i int) int
+	// split calls piece with the bounds of each pre-tokenizer piece of
+	// text, in order.
+	split func(text string, piece func(start, end int))
 }
 
 // loadO200k returns the process-wide o200k_base encoding, built on first
 // use (~10 ms).
 var loadO200k = sync.OnceValues(func() (*bpe, error) {
-	b, err := newBPE(o200kVocabFile, o200kMergeable, o200kPattern)
-	if err == nil {
-		b.splitASCII = nextPiece
-	}
-	return b, err
+	return newBPE(o200kVocabFile, o200kMergeable, splitO200k)
 })
 
 // newBPE reads a vocabulary of n ranks laid out as o200kVocabFile is,
-// aliasing file, and compiles the pre-tokenizer pattern.
-func newBPE(file string, n int, pattern string) (*bpe, error) {
+// aliasing file.
+func newBPE(file string, n int, split func(string, func(int, int))) (*bpe, error) {
 	if len(file) < n {
 		return nil, errors.New("o200k vocabulary: file too short")
 	}
-	b := &bpe{data: file[n:], offs: make([]uint32, n+1), seed: maphash.MakeSeed()}
+	b := &bpe{data: file[n:], offs: make([]uint32, n+1), seed: maphash.MakeSeed(), split: split}
 	off := 0
 	for r := range n {
 		b.offs[r] = uint32(off)
@@ -85,11 +71,6 @@ func newBPE(file string, n int, pattern string) (*bpe, error) {
 			}
 		}
 	}
-	re, err := regexp2.Compile(pattern, regexp2.None)
-	if err != nil {
-		return nil, err
-	}
-	b.split = re
 	return b, nil
 }
 
@@ -113,19 +94,7 @@ func (b *bpe) rank(s string) int {
 // without special tokens) in order: each piece of the pre-tokenizer is a
 // token itself or is byte-pair merged.
 func (b *bpe) encode(text string, yield func(rank int)) {
-	if b.splitASCII != nil && plainASCII(text) {
-		for i := 0; i < len(text); {
-			end := b.splitASCII(text, i)
-			b.piece(text[i:end], yield)
-			i = end
-		}
-		return
-	}
-	m, _ := b.split.FindStringMatch(text) // errors only on a timeout; none is set
-	for m != nil {
-		b.piece(m.String(), yield)
-		m, _ = b.split.FindNextMatch(m)
-	}
+	b.split(text, func(start, end int) { b.piece(text[start:end], yield) })
 }
 
 // piece encodes one piece of the pre-tokenizer's split.

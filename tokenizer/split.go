@@ -1,24 +1,54 @@
 package tokenizer
 
-// The o200k pre-tokenizer runs on a backtracking regexp (regexp2) at
-// ~8 MB/s. For text made only of printable ASCII, DEL, tabs and line breaks
-// (most prompts and replies) nextPiece splits it the same way by hand, many
-// times faster; FuzzO200kMatchesTiktoken and TestO200kRandomASCII check the
-// two agree.
-
-// plainASCII reports whether every byte of s is printable ASCII, DEL, a
-// tab, a carriage return or a line feed.
-func plainASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if b := s[i]; (b < 0x20 || b > 0x7f) && b != '\t' && b != '\n' && b != '\r' {
-			return false
+// splitO200k calls piece with the bounds of each piece of the o200k
+// pre-tokenizer's split of text (valid UTF-8), in order; each piece is then
+// byte-pair encoded on its own. The split is made by hand, as tiktoken's
+// backtracking matcher makes it with o200k_base's pattern (its alternatives
+// are listed at nextPiece): nextPiece works on bytes and serves stretches
+// of plain ASCII (printable ASCII, DEL, tabs and line breaks: most prompts
+// and replies), nextPieceUnicode works on runes and serves the rest.
+// FuzzO200k and TestO200kRandomText check the split against the pattern on
+// Go's regexp package, and TestO200kGroundTruth against tiktoken itself.
+// (regexp2, which tiktoken-go runs the pattern on, splits differently from
+// tiktoken: it can end a whitespace run at its first line break, and skip
+// DEL.)
+func splitO200k(text string, piece func(start, end int)) {
+	plainEnd := 0 // text[i:plainEnd] is plain ASCII
+	for i := 0; i < len(text); {
+		if plainEnd <= i {
+			plainEnd = i + plainPrefix(text[i:])
 		}
+		end := -1
+		if plainEnd > i {
+			// nextPiece looks up to 3 bytes past a piece; where that would
+			// cross into other text, the rune splitter decides.
+			if e := nextPiece(text[:plainEnd], i); plainEnd == len(text) || e+3 < plainEnd {
+				end = e
+			}
+		}
+		if end < 0 {
+			end = nextPieceUnicode(text, i)
+		}
+		piece(i, end)
+		i = end
 	}
-	return true
 }
 
-// ASCII character classes of the o200k pattern, restricted to the bytes
-// plainASCII admits.
+// plainPrefix returns the length of the plain-ASCII prefix of s.
+func plainPrefix(s string) int {
+	for i := 0; i < len(s); i++ {
+		if !plainByte(s[i]) {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// plainByte reports whether b is printable ASCII, DEL, a tab, a carriage
+// return or a line feed: the bytes nextPiece classifies.
+func plainByte(b byte) bool { return b >= 0x20 && b <= 0x7f || b == '\t' || b == '\n' || b == '\r' }
+
+// ASCII character classes of the o200k pattern, restricted to plain bytes.
 func isUpper(b byte) bool  { return b >= 'A' && b <= 'Z' }
 func isLower(b byte) bool  { return b >= 'a' && b <= 'z' }
 func isLetter(b byte) bool { return isUpper(b) || isLower(b) }
@@ -32,8 +62,9 @@ func isPunct(b byte) bool { return !isSpace(b) && !isLetter(b) && !isDigit(b) }
 // isPrefix is [^\r\n\p{L}\p{N}], the optional character before a word.
 func isPrefix(b byte) bool { return !isBreak(b) && !isLetter(b) && !isDigit(b) }
 
-// nextPiece returns the end of the pre-tokenizer match that starts at i,
-// following the o200k pattern's alternatives in order (first match wins):
+// nextPiece returns the end of the pre-tokenizer match that starts at i in
+// s, plain ASCII, following the o200k pattern's alternatives in order
+// (first match wins):
 //
 //	[^\r\n\p{L}\p{N}]?[\p{Lu}…]*[\p{Ll}…]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
 //	[^\r\n\p{L}\p{N}]?[\p{Lu}…]+[\p{Ll}…]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
