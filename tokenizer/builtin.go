@@ -47,9 +47,9 @@ var builtinOnce = sync.OnceValues(func() (Tokenizer, error) {
 	return &builtin{enc: enc}, nil
 })
 
-// builtin adapts the o200k_base byte-pair encoding to Tokenizer. Its
-// vocabulary is read-only and its regexp hands out per-call runners, so it
-// is safe for concurrent use.
+// builtin adapts the o200k_base byte-pair encoding to Tokenizer. The
+// encoding only reads its tables and keeps its working state per call, so
+// it is safe for concurrent use.
 type builtin struct {
 	enc *bpe
 }
