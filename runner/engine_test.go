@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,7 +25,7 @@ import (
 // the sessions; each session's turns are 100 ms apart; and the sessions
 // follow AIPerf's virtual history: the lines of users firing at 0, 25, 50
 // and 75 ms start with 3, 1, 1 and 2 turns left, and every user after them
-// sends all 3.
+// sends all 3. Users are numbered as AIPerf numbers them.
 func TestUserCentricGaps(t *testing.T) {
 	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 2, TTFT: time.Millisecond})
 	cfg := testConfig(t, srv.URL())
@@ -39,6 +40,21 @@ func TestUserCentricGaps(t *testing.T) {
 	}
 	slices.SortFunc(recs, func(a, b jsonRecord) int { return int(a.Metadata.CreditIssuedNS - b.Metadata.CreditIssuedNS) })
 	firstTurns := []int{3, 1, 1, 2} // by line: the line firing at k·25 ms
+	firstUsers := []int{5, 2, 3, 4} // AIPerf's numbers: the new user 5 first, then users 2-4
+	// Replacements are numbered 6, 7, ... in the order they start: line k
+	// starts its m-th at 25k + 100·(firstTurns[k] + 3m) ms.
+	type spawn struct{ at, line, m int }
+	var spawns []spawn
+	for k := range 4 {
+		for m := range 8 {
+			spawns = append(spawns, spawn{25*k + 100*(firstTurns[k]+3*m), k, m})
+		}
+	}
+	slices.SortFunc(spawns, func(a, b spawn) int { return a.at - b.at })
+	replacement := map[[2]int]int{} // (line, m) → user number
+	for n, sp := range spawns {
+		replacement[[2]int{sp.line, sp.m}] = 6 + n
+	}
 	lastOfSession := map[string]int64{}
 	for i, r := range recs {
 		m := r.Metadata
@@ -53,6 +69,13 @@ func TestUserCentricGaps(t *testing.T) {
 		}
 		if m.TurnIndex != want {
 			t.Errorf("request %d (line %d, round %d): turn %d, want %d", i, line, round, m.TurnIndex, want)
+		}
+		user := firstUsers[line]
+		if round >= firstTurns[line] {
+			user = replacement[[2]int{line, (round - firstTurns[line]) / 3}]
+		}
+		if m.XCorrelationID != strconv.Itoa(user) {
+			t.Errorf("request %d (line %d, round %d): X-Correlation-ID %q, want user %d", i, line, round, m.XCorrelationID, user)
 		}
 		if prev, ok := lastOfSession[m.XCorrelationID]; ok {
 			if gap := time.Duration(m.CreditIssuedNS - prev); gap != 100*time.Millisecond {
@@ -94,21 +117,23 @@ func TestUserCentricSessionLimit(t *testing.T) {
 	}
 }
 
-// TestVirtualHistory: the users' starting points equal AIPerf's own
-// worked example (15 users, 20-turn sessions) and, where users and the
-// session lifetime share a factor, its alternate spacing (4 users, 3 turns:
-// step 3).
+// TestVirtualHistory: the users' starting points and numbers equal
+// AIPerf's own worked example (15 users, 20-turn sessions) and, where users
+// and the session lifetime share a factor, its alternate spacing (4 users,
+// 3 turns: step 3).
 func TestVirtualHistory(t *testing.T) {
 	for _, tc := range []struct {
 		users, turns int
 		want         []userLine // by order
 	}{
-		{15, 20, []userLine{{0, 0}, {1, 6}, {2, 11}, {3, 16}, {4, 2}, {5, 7}, {6, 12}, {7, 17},
-			{8, 3}, {9, 8}, {10, 13}, {11, 18}, {12, 4}, {13, 9}, {14, 14}}},
-		{4, 3, []userLine{{0, 0}, {1, 1}, {2, 1}, {3, 2}}},
-		{2, 3, []userLine{{0, 0}, {1, 1}}},
-		{1, 5, []userLine{{0, 0}}},
-		{3, 1, []userLine{{0, 0}, {1, 1}, {2, 1}}}, // lifetime floored at 1
+		// AIPerf's table: user 16 (new) fires first with all 20 turns,
+		// user 5 second with 6, user 9 third with 11, ...
+		{15, 20, []userLine{{0, 0, 16}, {1, 6, 5}, {2, 11, 9}, {3, 16, 13}, {4, 2, 2}, {5, 7, 6}, {6, 12, 10},
+			{7, 17, 14}, {8, 3, 3}, {9, 8, 7}, {10, 13, 11}, {11, 18, 15}, {12, 4, 4}, {13, 9, 8}, {14, 14, 12}}},
+		{4, 3, []userLine{{0, 0, 5}, {1, 1, 2}, {2, 1, 3}, {3, 2, 4}}},
+		{2, 3, []userLine{{0, 0, 3}, {1, 1, 2}}},
+		{1, 5, []userLine{{0, 0, 2}}},
+		{3, 1, []userLine{{0, 0, 4}, {1, 1, 2}, {2, 1, 3}}}, // lifetime floored at 1
 	} {
 		got := virtualHistory(tc.users, tc.turns)
 		slices.SortFunc(got, func(a, b userLine) int { return a.order - b.order })

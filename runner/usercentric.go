@@ -3,7 +3,9 @@ package runner
 import (
 	"context"
 	"math"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aiperf-go/aiperf/dataset"
@@ -22,8 +24,9 @@ import (
 // times, and they fire 1/rate apart so that the aggregate rate holds from
 // the first second. Each user is replaced on a fixed schedule, whatever the
 // replies' timing: the next user of its line starts turns×gap after it
-// started. A concurrency limit, when set, caps requests in flight. It
-// returns when every user has stopped.
+// started. Each user's X-Correlation-ID is its number, as in AIPerf. A
+// concurrency limit, when set, caps requests in flight. It returns when
+// every user has stopped.
 func (r *run) runUserCentric(ph *phaseRun, late *lateness) {
 	cfg, clock := r.cfg, r.clock
 	gap := time.Duration(float64(cfg.NumUsers) / cfg.UserCentricRate * float64(time.Second))
@@ -38,11 +41,13 @@ func (r *run) runUserCentric(ph *phaseRun, late *lateness) {
 		ids slots
 	)
 	u := &userLoop{ph: ph, clock: clock, gap: gap, inflight: inflight, late: late, noMore: noMore}
+	var nextUser atomic.Int64 // the number of the next replacement user
+	nextUser.Store(int64(cfg.NumUsers) + 1)
 	start := clock.Now()
 	for _, line := range virtualHistory(cfg.NumUsers, averageTurns(r.convs)) {
 		wg.Go(func() {
 			at := start + int64(line.order)*int64(stagger)
-			turns := line.turns
+			turns, user := line.turns, line.user
 			for {
 				sleepUntil(spawning, clock, at)
 				if spawning.Err() != nil {
@@ -56,7 +61,11 @@ func (r *run) runUserCentric(ph *phaseRun, late *lateness) {
 				if turns > 0 {
 					s.turns = min(s.turns, turns)
 				}
-				turns = 0
+				if user == 0 { // a replacement: numbered as it starts
+					user = int(nextUser.Add(1))
+				}
+				s.corrID = strconv.Itoa(user)
+				turns, user = 0, 0
 				s.slot = ids.get()
 				first := at
 				wg.Go(func() {
@@ -111,11 +120,11 @@ func (u *userLoop) run(s *session, first int64) {
 	}
 }
 
-// userLine is where one line of users starts: its first user fires
-// order/rate after the run's start and sends the first turns of its
-// conversation (0: all of them); each later user sends a whole one.
+// userLine is where one line of users starts: its first user, number
+// user, fires order/rate after the run's start and sends the first turns
+// of its conversation (0: all of them); each later user sends a whole one.
 type userLine struct {
-	order, turns int
+	order, turns, user int
 }
 
 // virtualHistory places users at staggered points of a session of
@@ -128,6 +137,8 @@ type userLine struct {
 // lifetime share a factor that order would repeat, so the i-th user takes
 // slot i·step mod users, with step the smallest number above 1 prime to
 // users. The result has one line per user, each order in [0, users) once.
+// Users are numbered from 1 as AIPerf numbers them (its X-Correlation-ID):
+// user i is number i+1, the new one users+1.
 func virtualHistory(users, sessionTurns int) []userLine {
 	lifetime := max(1, sessionTurns-1)
 	step := 0 // 0: order by age
@@ -151,9 +162,9 @@ func virtualHistory(users, sessionTurns int) []userLine {
 		if step > 0 {
 			slot = i * step % users
 		}
-		lines = append(lines, userLine{order: users - slot, turns: left})
+		lines = append(lines, userLine{order: users - slot, turns: left, user: i + 1})
 	}
-	return append(lines, userLine{order: 0})
+	return append(lines, userLine{order: 0, user: users + 1})
 }
 
 // averageTurns is the dataset's mean turns per conversation, rounded half
