@@ -117,6 +117,52 @@ func TestUserCentricSessionLimit(t *testing.T) {
 	}
 }
 
+// TestUserCentricConcurrencyCountsUsers: --concurrency 2 with 4 users
+// keeps at most 2 users between their first turn's start and their last
+// turn's end, as AIPerf's session slots do (capping requests in flight
+// instead would let all 4 users' sessions overlap).
+func TestUserCentricConcurrencyCountsUsers(t *testing.T) {
+	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 2, TTFT: time.Millisecond})
+	cfg := testConfig(t, srv.URL())
+	cfg.UserCentricRate, cfg.NumUsers, cfg.Concurrency = 40, 4, 2
+	cfg.SessionTurnsMean = 3
+	cfg.RequestCount = 16
+	runOK(t, cfg)
+	type span struct{ start, end int64 }
+	users := map[string]span{}
+	for _, r := range readRecords(t, cfg.ArtifactDir) {
+		m := r.Metadata
+		sp, ok := users[m.XCorrelationID]
+		if !ok || m.RequestStartNS < sp.start {
+			sp.start = m.RequestStartNS
+		}
+		sp.end = max(sp.end, m.RequestEndNS)
+		users[m.XCorrelationID] = sp
+	}
+	type edge struct {
+		at    int64
+		delta int
+	}
+	var edges []edge
+	for _, sp := range users {
+		edges = append(edges, edge{sp.start, 1}, edge{sp.end, -1})
+	}
+	slices.SortFunc(edges, func(a, b edge) int {
+		if a.at != b.at {
+			return int(a.at - b.at)
+		}
+		return a.delta - b.delta // an end before a start at the same instant
+	})
+	active, most := 0, 0
+	for _, e := range edges {
+		active += e.delta
+		most = max(most, active)
+	}
+	if most > 2 || len(users) < 4 {
+		t.Errorf("%d users, at most %d at once; want no more than 2 at once", len(users), most)
+	}
+}
+
 // TestVirtualHistory: the users' starting points and numbers equal
 // AIPerf's own worked example (15 users, 20-turn sessions) and, where users
 // and the session lifetime share a factor, its alternate spacing (4 users,

@@ -46,6 +46,7 @@ type jsonRecord struct {
 	Metadata struct {
 		XRequestID     string `json:"x_request_id"`
 		RequestStartNS int64  `json:"request_start_ns"`
+		RequestEndNS   int64  `json:"request_end_ns"`
 		CreditIssuedNS int64  `json:"credit_issued_ns"`
 		Phase          string `json:"benchmark_phase"`
 		WorkerID       string `json:"worker_id"`

@@ -25,13 +25,13 @@ import (
 // the first second. Each user is replaced on a fixed schedule, whatever the
 // replies' timing: the next user of its line starts turns×gap after it
 // started. Each user's X-Correlation-ID is its number, as in AIPerf. A
-// concurrency limit, when set, caps requests in flight. It returns when
-// every user has stopped.
+// concurrency limit, when set, counts users (sessions), as AIPerf's does.
+// It returns when every user has stopped.
 func (r *run) runUserCentric(ph *phaseRun, late *lateness) {
 	cfg, clock := r.cfg, r.clock
 	gap := time.Duration(float64(cfg.NumUsers) / cfg.UserCentricRate * float64(time.Second))
 	stagger := time.Duration(float64(time.Second) / cfg.UserCentricRate)
-	inflight := newLimiter(cfg.Concurrency, 0)
+	sessions := newLimiter(cfg.Concurrency, 0)
 	// spawning ends when no session may start any more; users already
 	// started go on until their last turn or the end of the credits.
 	spawning, noMore := context.WithCancel(ph.ctx)
@@ -40,7 +40,7 @@ func (r *run) runUserCentric(ph *phaseRun, late *lateness) {
 		wg  sync.WaitGroup
 		ids slots
 	)
-	u := &userLoop{ph: ph, clock: clock, gap: gap, inflight: inflight, late: late, noMore: noMore}
+	u := &userLoop{ph: ph, clock: clock, gap: gap, sessions: sessions, late: late, noMore: noMore}
 	var nextUser atomic.Int64 // the number of the next replacement user
 	nextUser.Store(int64(cfg.NumUsers) + 1)
 	start := clock.Now()
@@ -88,34 +88,35 @@ type userLoop struct {
 	ph       *phaseRun
 	clock    *record.Clock
 	gap      time.Duration
-	inflight *limiter
+	sessions *limiter // users holding a concurrency slot, when limited
 	late     *lateness
 	noMore   func() // no session may start any more
 }
 
 // run sends s's turns as one user: the first at first (monotonic ns), each
 // later one gap after the previous one's intended time, or at once when the
-// reply came back later.
+// reply came back later. With a concurrency limit the user holds a slot
+// from its first turn to its last, as sessions do in every mode; waiting
+// for one shows as lateness.
 func (u *userLoop) run(s *session, first int64) {
 	ph := u.ph
+	if !u.sessions.acquire(ph.ctx) {
+		return
+	}
+	defer u.sessions.release()
 	next := first
 	for !s.done() && ph.ctx.Err() == nil {
 		sleepUntil(ph.ctx, u.clock, next)
-		if !u.inflight.acquire(ph.ctx) {
-			return
-		}
 		c, ok := ph.is.take(next)
 		if !ok || !ph.is.mayStart() {
 			u.noMore()
 		}
 		if !ok {
-			u.inflight.release()
 			return
 		}
 		now := u.clock.Now()
 		u.late.add(now, now-c.intended)
 		ph.dispatch(ph.ctx, c, s)
-		u.inflight.release()
 		next = max(c.intended+int64(u.gap), u.clock.Now())
 	}
 }
