@@ -41,7 +41,7 @@ func (r *run) runUserCentric(ph *phaseRun, late *lateness) {
 		ids slots
 	)
 	u := &userLoop{ph: ph, clock: clock, gap: gap, sessions: sessions, late: late, noMore: noMore}
-	var nextUser atomic.Int64 // the number of the next replacement user
+	var nextUser atomic.Int64 // the last number given to a user
 	nextUser.Store(int64(cfg.NumUsers) + 1)
 	start := clock.Now()
 	for _, line := range virtualHistory(cfg.NumUsers, averageTurns(r.convs)) {
