@@ -100,10 +100,15 @@ func staticHeaders(cfg *Config, version string) http.Header {
 // A request that fails on a reused keep-alive connection before any
 // response arrives, because the server had closed that connection (some
 // servers, llama.cpp's among them, close after a streamed response while
-// announcing keep-alive), is sent again: the server never saw it. As with
-// net/http, it goes again for as long as it fails that way on reused
-// connections (several idle ones may be stale at once); a failure on a new
-// connection is final. The record measures the last attempt.
+// announcing keep-alive), is sent again: the server never saw it. It goes
+// again for as long as it fails that way on reused connections (several
+// idle ones may be stale at once; the transport's look at each idle
+// connection catches most of them before they are used); a failure on a
+// new connection is final. The record measures the last attempt. A server
+// that took the request and then dropped the connection without a byte of
+// response would get it again: net/http, which watches every idle
+// connection with a goroutine of its own, resends such a POST only if
+// nothing was written.
 //
 // With s.trace, rec.HTTPTrace receives the request's HTTP trace (set even
 // for a failed request, once the request reached the transport).
