@@ -26,28 +26,24 @@ type pool struct {
 // returns nil if there is none, and how long it was idle.
 func (t *Transport) getIdle(key string) (*conn, time.Duration) {
 	for {
-		c, idle, more := t.popIdle(key)
+		c, idle := t.popIdle(key)
 		if c == nil || c.reusable() {
 			return c, idle
 		}
 		c.nc.Close()
-		if !more {
-			return nil, 0
-		}
 	}
 }
 
 // popIdle takes the most recently used idle connection for key, closing
-// expired ones; it returns nil if there is none, how long it was idle and
-// whether other idle connections are left for key.
-func (t *Transport) popIdle(key string) (c *conn, idle time.Duration, more bool) {
+// expired ones; it returns nil if there is none, and how long it was idle.
+func (t *Transport) popIdle(key string) (c *conn, idle time.Duration) {
 	p := &t.idle
 	now := time.Now()
 	p.mu.Lock()
 	conns := p.idle[key]
 	if len(conns) == 0 {
 		p.mu.Unlock()
-		return nil, 0, false
+		return nil, 0
 	}
 	c = conns[len(conns)-1]
 	conns[len(conns)-1] = nil
@@ -64,7 +60,7 @@ func (t *Transport) popIdle(key string) (c *conn, idle time.Duration, more bool)
 	for _, e := range expired {
 		e.nc.Close()
 	}
-	return c, idle, len(conns) > 0
+	return c, idle
 }
 
 // putIdle keeps c for reuse, or returns why not (the caller then closes

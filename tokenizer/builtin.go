@@ -60,19 +60,14 @@ func (b *builtin) Name() string { return BuiltinName }
 
 func (b *builtin) Encode(text string) []int {
 	out := []int{}
-	b.segments(text, func(seg string, special int) {
-		if special >= 0 {
-			out = append(out, special)
-			return
-		}
-		b.enc.encode(replaceInvalid(seg), func(r int) { out = append(out, r) })
-	})
+	b.ids(text, func(id int) { out = append(out, id) })
 	return out
 }
 
-// segments calls yield for each ordinary stretch of text (special -1) and
-// each special token (its id), in order.
-func (b *builtin) segments(text string, yield func(seg string, special int)) {
+// ids calls yield with the id of each token of text in order: special-token
+// text ("<|endoftext|>", "<|endofprompt|>") is that token, the text between
+// is byte-pair encoded.
+func (b *builtin) ids(text string, yield func(id int)) {
 	for text != "" {
 		at, idx := -1, 0
 		if strings.Contains(text, "<|") {
@@ -83,13 +78,13 @@ func (b *builtin) segments(text string, yield func(seg string, special int)) {
 			}
 		}
 		if at < 0 {
-			yield(text, -1)
+			b.enc.encode(replaceInvalid(text), yield)
 			return
 		}
 		if at > 0 {
-			yield(text[:at], -1)
+			b.enc.encode(replaceInvalid(text[:at]), yield)
 		}
-		yield("", o200kSpecial[idx].id)
+		yield(o200kSpecial[idx].id)
 		text = text[at+len(o200kSpecial[idx].text):]
 	}
 }
@@ -99,15 +94,9 @@ func (b *builtin) Decode(ids []int) string {
 }
 
 func (b *builtin) Count(text string) int {
-	total := 0
-	b.segments(text, func(seg string, special int) {
-		if special >= 0 {
-			total++
-			return
-		}
-		b.enc.encode(replaceInvalid(seg), func(int) { total++ })
-	})
-	return total
+	n := 0
+	b.ids(text, func(int) { n++ })
+	return n
 }
 
 var _ Specials = (*builtin)(nil)
