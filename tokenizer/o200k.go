@@ -27,24 +27,21 @@ type bpe struct {
 	table []uint32 // rank+1; 0 is empty
 	mask  uint64
 	seed  maphash.Seed
-	// split calls piece with the bounds of each pre-tokenizer piece of
-	// text, in order.
-	split func(text string, piece func(start, end int))
 }
 
 // loadO200k returns the process-wide o200k_base encoding, built on first
 // use (~10 ms).
 var loadO200k = sync.OnceValues(func() (*bpe, error) {
-	return newBPE(o200kVocabFile, o200kMergeable, splitO200k)
+	return newBPE(o200kVocabFile, o200kMergeable)
 })
 
 // newBPE reads a vocabulary of n ranks laid out as o200kVocabFile is,
 // aliasing file.
-func newBPE(file string, n int, split func(string, func(int, int))) (*bpe, error) {
+func newBPE(file string, n int) (*bpe, error) {
 	if len(file) < n {
 		return nil, errors.New("o200k vocabulary: file too short")
 	}
-	b := &bpe{data: file[n:], offs: make([]uint32, n+1), seed: maphash.MakeSeed(), split: split}
+	b := &bpe{data: file[n:], offs: make([]uint32, n+1), seed: maphash.MakeSeed()}
 	off := 0
 	for r := range n {
 		b.offs[r] = uint32(off)
@@ -94,7 +91,7 @@ func (b *bpe) rank(s string) int {
 // without special tokens) in order: each piece of the pre-tokenizer is a
 // token itself or is byte-pair merged.
 func (b *bpe) encode(text string, yield func(rank int)) {
-	b.split(text, func(start, end int) { b.piece(text[start:end], yield) })
+	splitO200k(text, func(start, end int) { b.piece(text[start:end], yield) })
 }
 
 // piece encodes one piece of the pre-tokenizer's split.

@@ -123,9 +123,12 @@ func regexpSplit(text string, piece func(start, end int)) {
 
 // regexpIDs encodes text as ourOrdinaryIDs does, but split by the regexp.
 func regexpIDs(b *bpe, text string) []int {
-	viaRegexp := *b
-	viaRegexp.split = regexpSplit
-	return ourOrdinaryIDs(&viaRegexp, text)
+	out := []int{}
+	text = replaceInvalid(text)
+	regexpSplit(text, func(start, end int) {
+		b.piece(text[start:end], func(r int) { out = append(out, r) })
+	})
+	return out
 }
 
 // TestO200kCorpusMatchesTiktoken: the whole embedded Shakespeare corpus,
