@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/aiperf-go/aiperf/pyjson"
+	"github.com/aiperf-go/aiperf/internal/pyjson"
 )
 
 // Field is one top-level key of a request body with its JSON value, added by

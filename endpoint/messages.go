@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/aiperf-go/aiperf/dataset"
-	"github.com/aiperf-go/aiperf/pyjson"
+	"github.com/aiperf-go/aiperf/internal/pyjson"
 )
 
 // chatContext is what a chat body needs beyond the turn itself.

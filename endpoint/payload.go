@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/aiperf-go/aiperf/dataset"
-	"github.com/aiperf-go/aiperf/pyjson"
+	"github.com/aiperf-go/aiperf/internal/pyjson"
 )
 
 // Options are the run-wide settings that shape every request body.

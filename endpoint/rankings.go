@@ -7,7 +7,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/aiperf-go/aiperf/dataset"
-	"github.com/aiperf-go/aiperf/pyjson"
+	"github.com/aiperf-go/aiperf/internal/pyjson"
 	"github.com/aiperf-go/aiperf/record"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
-	"github.com/aiperf-go/aiperf/pyjson"
+	"github.com/aiperf-go/aiperf/internal/pyjson"
 )
 
 // indentWriter builds JSON the way Python's json.dumps(indent=2) and

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/aiperf-go/aiperf/pyjson"
+	"github.com/aiperf-go/aiperf/internal/pyjson"
 )
 
 // SessionPayloads is one conversation of inputs.json: its dataset session id

@@ -9,8 +9,8 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/aiperf-go/aiperf/internal/pyjson"
 	"github.com/aiperf-go/aiperf/metrics"
-	"github.com/aiperf-go/aiperf/pyjson"
 	"github.com/aiperf-go/aiperf/record"
 )
 

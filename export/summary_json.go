@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/pyjson"
 	"github.com/aiperf-go/aiperf/metrics"
-	"github.com/aiperf-go/aiperf/pyjson"
 )
 
 // declaredTags are the metrics that AIPerf's JsonExportData declares as

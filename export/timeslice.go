@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aiperf-go/aiperf/internal/pyjson"
 	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/metrics/timeslice"
-	"github.com/aiperf-go/aiperf/pyjson"
 )
 
 // TimeslicesFileNames returns the names of the timeslice artifacts:

@@ -3,7 +3,7 @@ package mockserver
 import (
 	"strconv"
 
-	"github.com/aiperf-go/aiperf/pyjson"
+	"github.com/aiperf-go/aiperf/internal/pyjson"
 )
 
 // Responses are built by appending to byte slices rather than with

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/aiperf-go/aiperf/pyjson"
+	"github.com/aiperf-go/aiperf/internal/pyjson"
 )
 
 // The value readers of recordDecoder: each reads the JSON value at the

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/endpoint"
-	"github.com/aiperf-go/aiperf/h1"
+	"github.com/aiperf-go/aiperf/internal/h1"
+	"github.com/aiperf-go/aiperf/internal/sse"
 	"github.com/aiperf-go/aiperf/record"
-	"github.com/aiperf-go/aiperf/sse"
 )
 
 // maxErrorBody bounds how much of an error response body is kept.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aiperf-go/aiperf/pyjson"
+	"github.com/aiperf-go/aiperf/internal/pyjson"
 )
 
 // Config is the effective configuration of one benchmark. Zero values mean

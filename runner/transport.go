@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/aiperf-go/aiperf/h1"
+	"github.com/aiperf-go/aiperf/internal/h1"
 )
 
 // firstTokenKey carries, in a request's context, a function called when

@@ -10,8 +10,8 @@ import (
 
 	"github.com/peterbourgon/ff/v4"
 
-	"github.com/aiperf-go/aiperf/gcfloor"
 	"github.com/aiperf-go/aiperf/internal/command"
+	"github.com/aiperf-go/aiperf/internal/gcfloor"
 	"github.com/aiperf-go/aiperf/mockserver"
 )
 

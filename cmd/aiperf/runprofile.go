@@ -9,14 +9,14 @@ import (
 	"os"
 	"strings"
 
-	"github.com/aiperf-go/aiperf/gcfloor"
+	"github.com/aiperf-go/aiperf/internal/gcfloor"
 
 	"golang.org/x/term"
 
 	"github.com/aiperf-go/aiperf/dataset/public"
 	"github.com/aiperf-go/aiperf/internal/command"
-	"github.com/aiperf-go/aiperf/multirun"
 	"github.com/aiperf-go/aiperf/runner"
+	"github.com/aiperf-go/aiperf/runner/multirun"
 	"github.com/aiperf-go/aiperf/sink/opener"
 	"github.com/aiperf-go/aiperf/tokenizer"
 )
