@@ -185,6 +185,21 @@ type Config struct {
 	SpoolDir        string        // local spill space when the store is slow or down
 	UploadGrace     time.Duration // how long to keep retrying uploads at the end
 
+	// Telemetry (see docs/telemetry.md). Server metrics are scraped from
+	// the --url base + /metrics unless NoServerMetrics, plus ServerMetrics;
+	// GPU telemetry from the default DCGM exporter endpoints plus the URLs
+	// of GPUTelemetry, or from local GPUs with "nvml" (alias "pynvml").
+	ServerMetrics         []string
+	NoServerMetrics       bool
+	ServerMetricsFormats  []string // json | csv | jsonl
+	ServerMetricsInterval time.Duration
+	GPUTelemetry          []string // URLs, "nvml"/"pynvml", "dashboard"
+	NoGPUTelemetry        bool
+	GPUInterval           time.Duration
+	// DCGMEndpoints are the DCGM exporter endpoints always tried unless
+	// NoGPUTelemetry or a local collector is chosen.
+	DCGMEndpoints []string
+
 	// UI.
 	UIType   string // none | simple | dashboard
 	LogLevel string
@@ -244,6 +259,10 @@ func Defaults() Config {
 		WarmupGracePeriod:                 -1,
 		ConnectionReuse:                   "pooled",
 		LatenessThreshold:                 10 * time.Millisecond,
+		ServerMetricsFormats:              []string{"json", "csv"},
+		ServerMetricsInterval:             100 * time.Millisecond,
+		GPUInterval:                       333 * time.Millisecond,
+		DCGMEndpoints:                     []string{"http://localhost:9400/metrics", "http://localhost:9401/metrics"},
 	}
 }
 

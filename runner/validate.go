@@ -146,6 +146,7 @@ func (c *Config) Validate() error {
 		add("--extra-inputs: %v", err)
 	}
 
+	p = append(p, c.telemetryProblems()...)
 	p = append(p, c.inputProblems()...)
 	p = append(p, c.scheduleProblems()...)
 	p = append(p, c.loadProblems()...)

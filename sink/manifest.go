@@ -50,6 +50,12 @@ type Manifest struct {
 	// achieved rate, client CPU, degraded with reasons); omitted by tools
 	// that do not judge it.
 	Validity any `json:"validity,omitempty"`
+	// Server describes the measured server (software, version, models,
+	// info metrics; telemetry.Server); omitted when it was not asked.
+	Server any `json:"server,omitempty"`
+	// Telemetry reports the telemetry sources (each one's health) and the
+	// GPU count; omitted when no telemetry was configured.
+	Telemetry any `json:"telemetry,omitempty"`
 	// DatasetSHA256 hashes the exact payloads of the dataset (inputs.json).
 	DatasetSHA256 string      `json:"dataset_sha256"`
 	Storage       StorageInfo `json:"storage"`

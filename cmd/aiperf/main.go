@@ -54,6 +54,9 @@ func exitCode(err error, stderr io.Writer) int {
 
 // run parses args and runs the selected subcommand.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "profile" {
+		args = expandMultiValue(args)
+	}
 	rootFlags := ff.NewFlagSet("aiperf")
 	root := &ff.Command{
 		Name:      "aiperf",

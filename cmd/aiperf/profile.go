@@ -47,7 +47,7 @@ func (g flagGroup) add(short rune, long string, v flag.Value, usage string, alia
 // profileFlags binds every profile setting into cfg and returns the flag set
 // to parse (its parents are the remaining groups, in help order).
 func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.FlagSet {
-	names := []string{"Endpoint", "Input", "Conversation Input", "Multimodal Input", "Tokenizer", "Load Generator", "Goodput", "Output", "UI & Logging"}
+	names := []string{"Endpoint", "Input", "Conversation Input", "Multimodal Input", "Tokenizer", "Load Generator", "Goodput", "Output", "Server Metrics", "GPU Telemetry", "UI & Logging"}
 	groups := make([]flagGroup, len(names))
 	for i, n := range names {
 		groups[i] = flagGroup{ff.NewFlagSet(n)}
@@ -55,7 +55,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	for i := 0; i < len(groups)-1; i++ {
 		groups[i].fs.SetParent(groups[i+1].fs)
 	}
-	ep, in, conv, media, tok, load, good, out, ui := groups[0], groups[1], groups[2], groups[3], groups[4], groups[5], groups[6], groups[7], groups[8]
+	ep, in, conv, media, tok, load, good, out, sm, gpu, ui := groups[0], groups[1], groups[2], groups[3], groups[4], groups[5], groups[6], groups[7], groups[8], groups[9], groups[10]
 	str := func(p *string) flag.Value { return ffval.NewValueDefault(p, *p) }
 	num := func(p *float64) flag.Value { return ffval.NewValueDefault(p, *p) }
 	integer := func(p *int) flag.Value { return ffval.NewValueDefault(p, *p) }
@@ -187,6 +187,16 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	out.add(0, "segment-records", integer(&cfg.SegmentRecords), "... or every `N` records")
 	out.add(0, "spool-dir", str(&cfg.SpoolDir), "local `DIR` for records the store has not taken yet (default: the system temp dir)")
 	out.add(0, "upload-grace-period", secondsValue{d: &cfg.UploadGrace}, "`SECONDS` to keep retrying uploads after the run before giving up")
+
+	var smSet, gpuSet, fmtSet, dcgmSet bool
+	sm.add(0, "server-metrics", itemList{&cfg.ServerMetrics, &smSet}, "more Prometheus `URL`s to scrape beside the --url base + /metrics (on by default; http:// and /metrics are added when missing)")
+	sm.add(0, "no-server-metrics", boolean(&cfg.NoServerMetrics), "do not scrape server metrics")
+	sm.add(0, "server-metrics-formats", itemList{&cfg.ServerMetricsFormats, &fmtSet}, "server metrics `FORMATS` to write: json, csv, jsonl (default json csv)")
+	sm.add(0, "server-metrics-collection-interval", secondsValue{d: &cfg.ServerMetricsInterval}, "scrape the server metrics every `SECONDS`")
+	gpu.add(0, "gpu-telemetry", itemList{&cfg.GPUTelemetry, &gpuSet}, "show the GPU telemetry tables; `ITEMS`: DCGM exporter URLs beside localhost:9400 and :9401, or nvml (pynvml) for the local GPUs")
+	gpu.add(0, "no-gpu-telemetry", boolean(&cfg.NoGPUTelemetry), "do not collect GPU telemetry")
+	gpu.add(0, "gpu-collection-interval", secondsValue{d: &cfg.GPUInterval}, "collect GPU telemetry every `SECONDS`")
+	gpu.add(0, "gpu-default-dcgm-endpoints", itemList{&cfg.DCGMEndpoints, &dcgmSet}, "the DCGM exporter `URLS` always tried (comma-separated)")
 
 	ui.add(0, "ui-type", str(&cfg.UIType), "`TYPE`: none, simple or dashboard (default: simple on a terminal, else none)", "ui")
 	ui.add(0, "log-level", str(&cfg.LogLevel), "`LEVEL`: TRACE, DEBUG, INFO, NOTICE, WARNING, SUCCESS, ERROR or CRITICAL")
