@@ -54,6 +54,7 @@ func exitCode(err error, stderr io.Writer) int {
 
 // run parses args and runs the selected subcommand.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	given := args // the command line as typed, for the run's record
 	if len(args) > 0 && args[0] == "profile" {
 		args = expandMultiValue(args)
 	}
@@ -64,7 +65,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ShortHelp: "benchmark generative-AI inference servers",
 		Flags:     rootFlags,
 		Subcommands: []*ff.Command{
-			newProfileCommand(args, stdout, stderr),
+			newProfileCommand(given, stdout, stderr),
 			newMockServerCommand(stdout, stderr),
 			newAnalyzeTraceCommand(stdout, stderr),
 			newVersionCommand(stdout),

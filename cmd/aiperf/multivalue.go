@@ -7,7 +7,8 @@ import (
 
 // multiValueFlags take several values after one flag, as AIPerf's
 // (cyclopts) consume-multiple options do: `--server-metrics a:8081 b:9090`.
-// A bare flag (no value follows) is given the empty value.
+// A bare flag (no value follows) is given the value "," (no items; the
+// parser refuses an empty value).
 var multiValueFlags = []string{"--gpu-telemetry", "--server-metrics", "--server-metrics-formats"}
 
 // expandMultiValue rewrites a profile command line so that the standard
@@ -32,7 +33,7 @@ func expandMultiValue(args []string) []string {
 			out = append(out, a+"="+args[i])
 		}
 		if n == 0 {
-			out = append(out, a+"=")
+			out = append(out, a+"=,")
 		}
 	}
 	return out
