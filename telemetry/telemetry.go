@@ -78,24 +78,3 @@ type GPUReading struct {
 	// SourceURL is the collector's Source.
 	SourceURL string `json:"telemetry_source_url"`
 }
-
-// Field is one telemetry value under its AIPerf name.
-type Field struct {
-	Name  string
-	Value float64
-}
-
-// Fields are a reading's values in AIPerf's field order. They marshal as
-// one JSON object ({"gpu_power_usage":30.257,…}) with Python's float
-// spelling, as AIPerf writes them.
-type Fields []Field
-
-// Get returns the named field's value and whether it is present.
-func (fs Fields) Get(name string) (float64, bool) {
-	for _, f := range fs {
-		if f.Name == name {
-			return f.Value, true
-		}
-	}
-	return 0, false
-}

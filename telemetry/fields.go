@@ -1,0 +1,118 @@
+package telemetry
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/aiperf-go/aiperf/internal/pyjson"
+)
+
+// Field is one telemetry value under its AIPerf name.
+type Field struct {
+	Name  string
+	Value float64
+}
+
+// Fields are a reading's values in AIPerf's field order. They marshal as
+// one JSON object ({"gpu_power_usage":30.257,…}) with Python's float
+// spelling, as AIPerf writes them.
+type Fields []Field
+
+// Get returns the named field's value and whether it is present.
+func (fs Fields) Get(name string) (float64, bool) {
+	for _, f := range fs {
+		if f.Name == name {
+			return f.Value, true
+		}
+	}
+	return 0, false
+}
+
+// AppendJSON appends fs as one JSON object in their order, floats spelled
+// as Python's repr spells them ("2.0", "49.659510784000005"); a NaN or
+// infinite value, which JSON cannot hold, is written as null. Empty Fields
+// are "{}".
+func (fs Fields) AppendJSON(b []byte) []byte {
+	b = append(b, '{')
+	for i, f := range fs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = pyjson.AppendString(b, f.Name)
+		b = append(b, ':')
+		b = pyjson.AppendFloat(b, f.Value)
+	}
+	return append(b, '}')
+}
+
+// MarshalJSON writes fs as AppendJSON does.
+func (fs Fields) MarshalJSON() ([]byte, error) {
+	return fs.AppendJSON(nil), nil
+}
+
+// UnmarshalJSON reads a JSON object of numbers, keeping the members'
+// order. A null member is left out (AIPerf leaves out what it did not
+// read); a repeated name keeps its first place and its last value; any
+// other value is an error. JSON null as a whole gives nil Fields.
+func (fs *Fields) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("telemetry fields: %w", err)
+	}
+	if tok == nil {
+		*fs = nil
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return errors.New("telemetry fields: not a JSON object")
+	}
+	out := Fields{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("telemetry fields: %w", err)
+		}
+		name, _ := tok.(string) // object keys are always strings
+		tok, err = dec.Token()
+		if err != nil {
+			return fmt.Errorf("telemetry fields: %q: %w", name, err)
+		}
+		var v float64
+		switch t := tok.(type) {
+		case nil:
+			continue
+		case json.Number:
+			v, err = strconv.ParseFloat(string(t), 64)
+			if err != nil {
+				return fmt.Errorf("telemetry fields: %q: %w", name, err)
+			}
+		default:
+			return fmt.Errorf("telemetry fields: %q is not a number", name)
+		}
+		if i := out.index(name); i >= 0 {
+			out[i].Value = v
+			continue
+		}
+		out = append(out, Field{Name: name, Value: v})
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return fmt.Errorf("telemetry fields: %w", err)
+	}
+	*fs = out
+	return nil
+}
+
+// index returns the position of the named field, or -1.
+func (fs Fields) index(name string) int {
+	for i, f := range fs {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
