@@ -3,6 +3,7 @@ package mockserver
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -14,7 +15,15 @@ const (
 	DefaultErrorStatus    = 500
 	DefaultStallDuration  = time.Second
 	DefaultEmbeddingDims  = 8
+	DefaultVersion        = "dev"
+	DefaultMaxNumSeqs     = 256
+	DefaultBlockSize      = 16
+	DefaultNumGPUBlocks   = 8192
+	DefaultMaxModelLen    = 32768
 )
+
+// maxFakeGPUs bounds Config.FakeGPUs.
+const maxFakeGPUs = 1024
 
 // Config describes the simulated model. The zero value is a usable
 // configuration: it listens on DefaultAddr, answers without delay, sends
@@ -98,6 +107,36 @@ type Config struct {
 	// with the same Seed and arrival order are identical.
 	Seed uint64
 
+	// Version is the mock's version, sent in the Server response header
+	// ("aiperf-mock/VERSION") and served at GET /version; "" means
+	// DefaultVersion.
+	Version string
+
+	// MaxNumSeqs is the number of requests the simulated engine runs at
+	// once, like vLLM's --max-num-seqs: generation requests beyond it are
+	// reported as waiting in vllm:num_requests_waiting (the mock still
+	// serves them at once). 0 means DefaultMaxNumSeqs.
+	MaxNumSeqs int
+	// BlockSize is the number of tokens per KV-cache block, like vLLM's
+	// --block-size; 0 means DefaultBlockSize.
+	BlockSize int
+	// NumGPUBlocks is the KV-cache capacity in blocks, the denominator of
+	// vllm:kv_cache_usage_perc; 0 means DefaultNumGPUBlocks.
+	NumGPUBlocks int
+	// MaxModelLen bounds the buckets of the request token histograms
+	// (vllm:request_prompt_tokens, vllm:request_generation_tokens), as
+	// vLLM's --max-model-len does; 0 means DefaultMaxModelLen.
+	MaxModelLen int
+
+	// FakeGPUs is the number of simulated GPUs whose DCGM-exporter metrics
+	// are served at GET /dcgm/metrics; 0 serves none.
+	FakeGPUs int
+	// DCGMAddr, when set, is a host:port on which Start also serves the
+	// fake GPUs' metrics at GET /metrics, like dcgm-exporter (port 9400);
+	// it needs FakeGPUs > 0. Port 0 picks a free port; Server.DCGMAddr
+	// reports it.
+	DCGMAddr string
+
 	// RecordTimelines makes the server keep, per X-Request-ID, the arrival
 	// time, the correlation id, the request body and the send time of every
 	// event; see Server.Timeline. Memory grows with the number of requests,
@@ -126,6 +165,21 @@ func (c Config) withDefaults() (Config, error) {
 	if c.EmbeddingDims == 0 {
 		c.EmbeddingDims = DefaultEmbeddingDims
 	}
+	if c.Version == "" {
+		c.Version = DefaultVersion
+	}
+	if c.MaxNumSeqs == 0 {
+		c.MaxNumSeqs = DefaultMaxNumSeqs
+	}
+	if c.BlockSize == 0 {
+		c.BlockSize = DefaultBlockSize
+	}
+	if c.NumGPUBlocks == 0 {
+		c.NumGPUBlocks = DefaultNumGPUBlocks
+	}
+	if c.MaxModelLen == 0 {
+		c.MaxModelLen = DefaultMaxModelLen
+	}
 	var errs []error
 	for _, d := range []struct {
 		name string
@@ -138,7 +192,9 @@ func (c Config) withDefaults() (Config, error) {
 	for _, n := range []struct {
 		name string
 		v    int
-	}{{"tokens per chunk", c.TokensPerChunk}, {"output tokens", c.OutputTokens}, {"eos tokens", c.EOSTokens}, {"reasoning tokens", c.ReasoningTokens}, {"embedding dims", c.EmbeddingDims}} {
+	}{{"tokens per chunk", c.TokensPerChunk}, {"output tokens", c.OutputTokens}, {"eos tokens", c.EOSTokens}, {"reasoning tokens", c.ReasoningTokens}, {"embedding dims", c.EmbeddingDims},
+		{"max num seqs", c.MaxNumSeqs}, {"block size", c.BlockSize}, {"num gpu blocks", c.NumGPUBlocks},
+		{"max model len", c.MaxModelLen}, {"fake gpus", c.FakeGPUs}} {
 		if n.v < 0 {
 			errs = append(errs, fmt.Errorf("%s %d is negative", n.name, n.v))
 		}
@@ -156,6 +212,16 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.EmbeddingDims > maxEmbeddingDims {
 		errs = append(errs, fmt.Errorf("embedding dims %d exceeds %d", c.EmbeddingDims, maxEmbeddingDims))
+	}
+	if c.FakeGPUs > maxFakeGPUs {
+		errs = append(errs, fmt.Errorf("fake gpus %d exceeds %d", c.FakeGPUs, maxFakeGPUs))
+	}
+	if c.DCGMAddr != "" && c.FakeGPUs == 0 {
+		errs = append(errs, errors.New("dcgm address needs fake gpus"))
+	}
+	if strings.IndexFunc(c.Version, func(r rune) bool { return r <= ' ' || r > '~' || r == '"' || r == '\\' }) >= 0 {
+		// It goes into a header and a JSON string unescaped.
+		errs = append(errs, fmt.Errorf("version %q is not printable ASCII without spaces and quotes", c.Version))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return c, fmt.Errorf("invalid config: %w", err)

@@ -22,6 +22,7 @@ type generation struct {
 	rEvents int // reasoning events
 	nEvents int // token events
 	wait    waiter
+	er      engineReq // its state in the simulated vLLM engine
 }
 
 // serveGenerate answers POST /v1/chat/completions and /v1/completions.
@@ -58,6 +59,12 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, ep endpoi
 		writeError(w, s.cfg.ErrorStatus, "server_error", "injected error")
 		return
 	}
+	reserve := 0 // a non-streaming response holds its KV cache for the whole completion at once
+	if !req.Stream {
+		reserve = g.plan.total()
+	}
+	s.engine.start(&g.er, arrival, g.usage.prompt, reserve)
+	defer s.engine.end(&g.er)
 	if req.Stream {
 		g.stream(w, r)
 	} else {
@@ -68,6 +75,7 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, ep endpoi
 // respond sends a non-streaming response when its last token is due.
 func (g *generation) respond(w http.ResponseWriter, r *http.Request) {
 	s := g.s
+	ttft := g.sched.next
 	at := g.arrival.Add(g.sched.lastDeadline(g.nEvents))
 	if g.sched.stallAt >= 0 {
 		s.m.faults[faultStall].Add(1)
@@ -98,6 +106,7 @@ func (g *generation) respond(w http.ResponseWriter, r *http.Request) {
 	b = append(b, '}')
 	s.m.contentTokens.Add(uint64(g.plan.content))
 	s.m.reasoningTokens.Add(uint64(g.plan.reasoning))
+	s.engine.body(&g.er, ttft, g.nEvents, g.plan.total(), g.plan.finish)
 	g.rec.add(EventBody, g.plan.total())
 	writeJSON(w, http.StatusOK, b)
 	*bp = b

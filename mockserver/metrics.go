@@ -75,21 +75,21 @@ func (m *metrics) observeTTFT(d time.Duration) {
 	m.ttftSumNanos.Add(int64(d))
 }
 
-// serveHTTP writes the metrics in the Prometheus text exposition format
+// serveMetrics answers GET /metrics: the mock's own metrics, then the
+// simulated vLLM engine's, in the Prometheus text exposition format
 // (version 0.0.4).
-func (m *metrics) serveHTTP(w http.ResponseWriter, _ *http.Request) {
-	b := make([]byte, 0, 4096)
-	family := func(name, typ, help string) {
-		b = append(b, "# HELP "...)
-		b = append(b, name...)
-		b = append(b, ' ')
-		b = append(b, help...)
-		b = append(b, "\n# TYPE "...)
-		b = append(b, name...)
-		b = append(b, ' ')
-		b = append(b, typ...)
-		b = append(b, '\n')
-	}
+func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
+	b := s.m.appendTo(make([]byte, 0, 16384))
+	b = s.engine.appendTo(b, s.m.contentTokens.Load()+s.m.reasoningTokens.Load())
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	_, _ = w.Write(b)
+}
+
+// appendTo writes the mock_* families.
+func (m *metrics) appendTo(b []byte) []byte {
+	family := func(name, typ, help string) { b = appendFamily(b, name, typ, help) }
 	sample := func(name, labels string, v uint64) {
 		b = append(b, name...)
 		b = append(b, labels...)
@@ -126,9 +126,5 @@ func (m *metrics) serveHTTP(w http.ResponseWriter, _ *http.Request) {
 	b = strconv.AppendFloat(b, time.Duration(m.ttftSumNanos.Load()).Seconds(), 'g', -1, 64)
 	b = append(b, '\n')
 	sample("mock_time_to_first_token_seconds_count", "", cum)
-
-	h := w.Header()
-	h.Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	_, _ = w.Write(b)
+	return b
 }

@@ -3,9 +3,17 @@
 // tests and benchmarks of the aiperf client.
 //
 // It serves POST /v1/chat/completions, /v1/completions (streaming or not)
-// and /v1/embeddings, GET /v1/models, /health and /metrics. Generated text
-// is a cycle of common English words, each exactly one o200k_base token, so
-// a client can count output tokens exactly.
+// and /v1/embeddings, GET /v1/models, /version, /health and /metrics.
+// Generated text is a cycle of common English words, each exactly one
+// o200k_base token, so a client can count output tokens exactly.
+//
+// /metrics carries the mock's own mock_* metrics and vLLM's vllm:* metrics
+// of a simulated engine driven by the actual load (running and waiting
+// requests, KV-cache usage, token counters, latency histograms). With
+// Config.FakeGPUs set, GET /dcgm/metrics (and, with Config.DCGMAddr, GET
+// /metrics on a listener of its own) serves dcgm-exporter's metrics for
+// simulated GPUs whose power and utilisation follow the load. Every
+// response carries the header "Server: aiperf-mock/VERSION".
 package mockserver
 
 import (
@@ -44,12 +52,18 @@ type Server struct {
 	seq     atomic.Uint64
 	m       metrics
 	tl      timelines
+	engine  *engine
+	load    *loadClock // nil without fake GPUs
+	gpus    *fakeGPUs  // nil without fake GPUs
+	prov    *provenance
 
 	mu       sync.Mutex
 	closed   bool
 	started  bool
 	ln       net.Listener
 	srv      *http.Server
+	dcgmLn   net.Listener // nil without Config.DCGMAddr
+	dcgmSrv  *http.Server
 	done     chan struct{} // closed by Close
 	active   sync.WaitGroup
 	serveErr error
@@ -63,7 +77,11 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, done: make(chan struct{})}
+	s := &Server{cfg: cfg, done: make(chan struct{}), engine: newEngine(&cfg), prov: newProvenance(cfg.Version)}
+	if cfg.FakeGPUs > 0 {
+		s.load = newLoadClock()
+		s.gpus = newFakeGPUs(cfg.FakeGPUs, cfg.Seed, s.load)
+	}
 	if !cfg.EstimatePromptTokens {
 		if s.counter, err = tokenizer.Builtin(); err != nil {
 			return nil, fmt.Errorf("new mock server: %w", err)
@@ -79,9 +97,13 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("POST /v1/embeddings", s.serveEmbeddings)
 	mux.HandleFunc("GET /v1/models", serveModels)
 	mux.HandleFunc("GET /health", serveHealth)
-	mux.HandleFunc("GET /metrics", s.m.serveHTTP)
+	mux.HandleFunc("GET /version", s.prov.serveVersion)
+	mux.HandleFunc("GET /metrics", s.serveMetrics)
+	if s.gpus != nil {
+		mux.HandleFunc("GET /dcgm/metrics", s.gpus.serveHTTP)
+	}
 	mux.HandleFunc("GET /debug/timeline/{id}", s.serveTimeline)
-	s.handler = mux
+	s.handler = s.prov.wrap(mux)
 	return s, nil
 }
 
@@ -89,9 +111,10 @@ func New(cfg Config) (*Server, error) {
 // inference requests with 503.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Start listens on the configured address and returns once listening (or
-// with the listen error); it serves in the background until ctx is done or
-// Close is called. It can be called once.
+// Start listens on the configured address (and on Config.DCGMAddr when
+// set) and returns once listening (or with the listen error); it serves in
+// the background until ctx is done or Close is called. It can be called
+// once.
 func (s *Server) Start(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -103,30 +126,58 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	if s.cfg.DCGMAddr != "" {
+		if s.dcgmLn, err = lc.Listen(ctx, "tcp", s.cfg.DCGMAddr); err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("listen dcgm: %w", err)
+		}
+	}
 	s.started = true
 	s.ln = ln
-	s.srv = &http.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       5 * time.Minute,
-		ErrorLog:          log.New(io.Discard, "", 0), // no per-connection logging
+	s.srv = newHTTPServer(s.handler)
+	s.serve(s.srv, ln)
+	if s.dcgmLn != nil {
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /metrics", s.gpus.serveHTTP)
+		s.dcgmSrv = newHTTPServer(mux)
+		s.serve(s.dcgmSrv, s.dcgmLn)
 	}
-	s.wg.Go(func() {
-		err := s.srv.Serve(ln)
-		if !errors.Is(err, http.ErrServerClosed) {
-			s.mu.Lock()
-			s.serveErr = err
-			s.mu.Unlock()
-		}
-	})
 	s.wg.Go(func() {
 		select {
 		case <-ctx.Done():
 		case <-s.done:
 		}
 		_ = s.srv.Close()
+		if s.dcgmSrv != nil {
+			_ = s.dcgmSrv.Close()
+		}
 	})
 	return nil
+}
+
+// newHTTPServer returns the http.Server settings of the mock's listeners.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       5 * time.Minute,
+		ErrorLog:          log.New(io.Discard, "", 0), // no per-connection logging
+	}
+}
+
+// serve serves srv on ln in a goroutine of s.wg, keeping the first error
+// that ends serving early.
+func (s *Server) serve(srv *http.Server, ln net.Listener) {
+	s.wg.Go(func() {
+		err := srv.Serve(ln)
+		if !errors.Is(err, http.ErrServerClosed) {
+			s.mu.Lock()
+			if s.serveErr == nil {
+				s.serveErr = err
+			}
+			s.mu.Unlock()
+		}
+	})
 }
 
 // Addr returns the address the server listens on (host:port, with the
@@ -143,6 +194,18 @@ func (s *Server) Addr() string {
 
 // URL returns "http://" + Addr().
 func (s *Server) URL() string { return "http://" + s.Addr() }
+
+// DCGMAddr returns the address of the fake GPUs' own listener (host:port,
+// with the actual port once started), or "" when Config.DCGMAddr is
+// unset. Its metrics are at "http://" + DCGMAddr() + "/metrics".
+func (s *Server) DCGMAddr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dcgmLn != nil {
+		return s.dcgmLn.Addr().String()
+	}
+	return s.cfg.DCGMAddr
+}
 
 // Close stops serving, aborts requests in progress (their sleeps end at
 // once) and waits for the server's goroutines and handlers to return. It
@@ -282,7 +345,10 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, ep endpoint) (a a
 		return a, false
 	}
 	s.m.enter(ep)
+	arrival := a.arrival
+	s.load.enter(arrival)
 	a.done = func() {
+		s.load.leave(arrival)
 		s.m.leave()
 		s.active.Done()
 	}

@@ -156,6 +156,15 @@ func TestNewRejectsInvalidConfig(t *testing.T) {
 		{ResetRate: -0.1},
 		{ErrorStatus: 42},
 		{EmbeddingDims: maxEmbeddingDims + 1},
+		{MaxNumSeqs: -1},
+		{BlockSize: -16},
+		{NumGPUBlocks: -1},
+		{MaxModelLen: -1},
+		{FakeGPUs: -1},
+		{FakeGPUs: maxFakeGPUs + 1},
+		{DCGMAddr: "127.0.0.1:9401"}, // without fake GPUs
+		{Version: "1.0 beta"},
+		{Version: `1"`},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("New(%+v) succeeded, want an error", cfg)

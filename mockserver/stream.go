@@ -110,10 +110,12 @@ func (g *generation) stream(w http.ResponseWriter, r *http.Request) {
 		if !out.send(kind, count, b) {
 			return
 		}
+		s.engine.token(&g.er, count)
 		if k == 0 {
 			s.m.observeTTFT(time.Since(g.arrival))
 		}
 	}
+	s.engine.finished(&g.er, g.plan.finish)
 	if !s.cfg.NoUsage && g.req.StreamOptions.IncludeUsage {
 		b = append(append(b[:0], head...), `],"usage":`...)
 		b = appendUsage(b, g.usage)
