@@ -1,0 +1,267 @@
+package telemetry
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"github.com/aiperf-go/aiperf/metrics"
+)
+
+// GPUFinalScrapeGrace extends the profiling window past its end so that
+// the final scrape taken just after the end (Monitor.CollectNow) counts,
+// and later ones do not (AIPERF_GPU_FINAL_SCRAPE_GRACE_NS, 666 ms).
+const GPUFinalScrapeGrace = 666 * time.Millisecond
+
+// gpuPendingCap bounds the collections a source keeps until Start (see
+// GPUStats).
+const gpuPendingCap = 256
+
+// GPUStats summarises GPU telemetry samples as AIPerf's GPU telemetry
+// accumulator does, per source, per GPU (by UUID), per field:
+//   - a gauge gets its count, mean, min, max, sample std (ddof=1) and
+//     percentiles over the window [Start, End+GPUFinalScrapeGrace];
+//   - a counter (GPUField.Counter) gets its increase over the window: the
+//     last value in it minus the last value before Start (the baseline),
+//     or minus the first value in it when there is no baseline, clamped
+//     at 0 when the counter was reset.
+//
+// Samples are placed in the window by their TimeNS (a reading's own
+// TimestampNS when TimeNS is 0), not by when they arrive. Memory does not
+// grow with run length: before Start only the last pending collections of
+// each source are kept, afterwards only each field's baseline and its
+// running summary (metrics.Distribution: exact percentiles up to 250,000
+// values, a sketch beyond). Fields outside GPUFields are not summarised,
+// as AIPerf does not summarise them.
+//
+// Add, Start, End and Summary may be called from different goroutines.
+// Without Start, the window is open and holds the last 256 collections of
+// each source; without End it is open at its end.
+type GPUStats struct {
+	mu               sync.Mutex
+	started, ended   bool
+	startNS, limitNS int64 // limitNS = End + grace
+	sources          []*gpuSource
+	bySource         map[string]*gpuSource
+}
+
+// gpuSource is one source's GPUs and, until Start, its pending samples.
+type gpuSource struct {
+	url     string
+	gpus    []*gpuSeries
+	byUUID  map[string]*gpuSeries
+	pending []Sample
+}
+
+// gpuSeries is one GPU's identity and field summaries.
+type gpuSeries struct {
+	id     GPUReading // identity of the first reading; no Data
+	fields [len(gpuFields)]fieldStats
+}
+
+// fieldStats is one field of one GPU: its baseline and its window.
+type fieldStats struct {
+	hasBase     bool
+	baseT, base float64 // last value (and its time) before the window
+
+	n           int
+	first, last float64
+	lastT       float64
+	dist        metrics.Distribution // gauges only
+	mean, m2    float64              // Welford's running moments (gauges)
+}
+
+// NewGPUStats returns an empty accumulator.
+func NewGPUStats() *GPUStats {
+	return &GPUStats{bySource: map[string]*gpuSource{}}
+}
+
+// Add takes one sample; samples of other kinds, and samples without
+// readings, are ignored.
+func (a *GPUStats) Add(s Sample) {
+	if s.Kind != KindGPU || len(s.GPUs) == 0 {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	src := a.source(s.Source)
+	if !a.started {
+		if len(src.pending) == gpuPendingCap {
+			src.pending = append(src.pending[:0], src.pending[1:]...)
+		}
+		src.pending = append(src.pending, s)
+		return
+	}
+	a.place(src, s)
+}
+
+// Start opens the window at wallNS (Unix ns): collections before it are
+// only the baseline of the counters. Later calls are ignored.
+func (a *GPUStats) Start(wallNS int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.started {
+		return
+	}
+	a.started, a.startNS = true, wallNS
+	a.flushPending()
+}
+
+// End closes the window at wallNS + GPUFinalScrapeGrace: collections after
+// that are ignored. Later calls are ignored.
+func (a *GPUStats) End(wallNS int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ended {
+		return
+	}
+	a.ended, a.limitNS = true, wallNS+int64(GPUFinalScrapeGrace)
+}
+
+// flushPending places every source's pending samples now that the window
+// is known.
+func (a *GPUStats) flushPending() {
+	for _, src := range a.sources {
+		for _, s := range src.pending {
+			a.place(src, s)
+		}
+		src.pending = nil
+	}
+}
+
+func (a *GPUStats) source(url string) *gpuSource {
+	src := a.bySource[url]
+	if src == nil {
+		src = &gpuSource{url: url, byUUID: map[string]*gpuSeries{}}
+		a.bySource[url] = src
+		a.sources = append(a.sources, src)
+	}
+	return src
+}
+
+// place adds a sample's readings to the baseline or the window.
+func (a *GPUStats) place(src *gpuSource, s Sample) {
+	for _, r := range s.GPUs {
+		t := s.TimeNS
+		if t == 0 {
+			t = r.TimestampNS
+		}
+		g := src.byUUID[r.GPUUUID]
+		if g == nil {
+			id := r
+			id.Data = nil
+			g = &gpuSeries{id: id}
+			src.byUUID[r.GPUUUID] = g
+			src.gpus = append(src.gpus, g)
+		}
+		before := a.started && t < a.startNS
+		if !before && a.ended && t > a.limitNS {
+			continue
+		}
+		for _, f := range r.Data {
+			i := gpuFieldIndex(f.Name)
+			if i < 0 || math.IsNaN(f.Value) || math.IsInf(f.Value, 0) {
+				continue
+			}
+			fs := &g.fields[i]
+			if before {
+				fs.baseline(float64(t), f.Value)
+			} else {
+				fs.add(float64(t), f.Value, gpuFields[i].Counter)
+			}
+		}
+	}
+}
+
+// baseline keeps the latest value before the window.
+func (fs *fieldStats) baseline(t, v float64) {
+	if !fs.hasBase || t >= fs.baseT {
+		fs.hasBase, fs.baseT, fs.base = true, t, v
+	}
+}
+
+// add adds a value in the window.
+func (fs *fieldStats) add(t, v float64, counter bool) {
+	fs.n++
+	if fs.n == 1 {
+		fs.first = v
+	}
+	if fs.n == 1 || t >= fs.lastT {
+		fs.last, fs.lastT = v, t
+	}
+	if counter {
+		return
+	}
+	fs.dist.Add(v)
+	d := v - fs.mean
+	fs.mean += d / float64(fs.n)
+	fs.m2 += d * (v - fs.mean)
+}
+
+// Summary returns the statistics so far (a copy; Add may go on). Without
+// Start, the pending collections count as the window.
+func (a *GPUStats) Summary() *GPUSummary {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.started {
+		// Place the pending samples in an open window, then keep them
+		// pending: a later Start sorts them properly.
+		saved := make([][]Sample, len(a.sources))
+		for i, src := range a.sources {
+			saved[i] = src.pending
+		}
+		a.flushPending()
+		defer func() {
+			for i, src := range a.sources {
+				src.pending = saved[i]
+				for _, g := range src.gpus {
+					g.fields = [len(gpuFields)]fieldStats{}
+				}
+			}
+		}()
+	}
+	out := &GPUSummary{}
+	if a.started {
+		out.StartNS = a.startNS
+	}
+	if a.ended {
+		out.EndNS = a.limitNS
+	}
+	for _, src := range a.sources {
+		e := GPUEndpoint{Source: src.url}
+		for _, g := range src.gpus {
+			e.GPUs = append(e.GPUs, g.summary())
+		}
+		out.Endpoints = append(out.Endpoints, e)
+	}
+	return out
+}
+
+// summary returns one GPU's identity and field statistics.
+func (g *gpuSeries) summary() GPUInfo {
+	info := GPUInfo{Index: g.id.GPUIndex, UUID: g.id.GPUUUID, Name: g.id.GPUModelName,
+		Hostname: g.id.Hostname, PCIBusID: g.id.PCIBusID, Device: g.id.Device}
+	for i, f := range gpuFields {
+		fs := &g.fields[i]
+		if fs.n == 0 {
+			continue
+		}
+		m := GPUMetric{GPUField: f, Count: fs.n}
+		if f.Counter {
+			ref := fs.first
+			if fs.hasBase {
+				ref = fs.base
+			}
+			m.Avg = max(fs.last-ref, 0)
+		} else {
+			m.Avg = fs.dist.Sum() / float64(fs.n)
+			m.Min, m.Max = fs.dist.Min(), fs.dist.Max()
+			copy(m.P[:], fs.dist.Percentiles(metrics.Percentiles[:]...))
+			if fs.n > 1 {
+				m.Std = math.Sqrt(fs.m2 / float64(fs.n-1))
+			}
+		}
+		info.Metrics = append(info.Metrics, m)
+	}
+	return info
+}
