@@ -17,12 +17,12 @@ const DefaultMaxLabelValues = 1000
 // Start was called) still counts in the window.
 const pendingSamples = 8
 
-// ServerOptions configure a ServerMetrics.
-type ServerOptions struct {
+// ServerMetricsOptions configure a ServerMetrics.
+type ServerMetricsOptions struct {
 	// MaxLabelValues caps the distinct values tracked per label of a
 	// family (DefaultMaxLabelValues when 0). A series that would bring a
 	// label past the cap is not tracked and is counted in
-	// ServerSummary.DroppedSeries: a label holding request ids cannot
+	// ServerMetricsSummary.DroppedSeries: a label holding request ids cannot
 	// make memory grow without bound.
 	MaxLabelValues int
 	// SliceDuration, when positive, cuts every series' window into
@@ -43,7 +43,7 @@ type ServerOptions struct {
 // different goroutines. Samples of one source must arrive in time order.
 type ServerMetrics struct {
 	mu        sync.Mutex
-	opts      ServerOptions
+	opts      ServerMetricsOptions
 	started   bool
 	startNS   int64
 	endNS     int64
@@ -57,7 +57,7 @@ type ServerMetrics struct {
 }
 
 // NewServerMetrics returns an empty accumulator.
-func NewServerMetrics(opts ServerOptions) *ServerMetrics {
+func NewServerMetrics(opts ServerMetricsOptions) *ServerMetrics {
 	if opts.MaxLabelValues <= 0 {
 		opts.MaxLabelValues = DefaultMaxLabelValues
 	}
@@ -114,11 +114,11 @@ func (a *ServerMetrics) flushPending() {
 // Summary computes the statistics of everything added so far. It does not
 // change the accumulator. Without Start, every sample is baseline and no
 // endpoint has window statistics.
-func (a *ServerMetrics) Summary() *ServerSummary {
+func (a *ServerMetrics) Summary() *ServerMetricsSummary {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.flushPending()
-	sum := &ServerSummary{StartNS: a.startNS, EndNS: a.endNS, SliceDuration: a.opts.SliceDuration, DroppedSeries: a.dropped}
+	sum := &ServerMetricsSummary{StartNS: a.startNS, EndNS: a.endNS, SliceDuration: a.opts.SliceDuration, DroppedSeries: a.dropped}
 	for _, ep := range a.endpoints {
 		sum.Endpoints = append(sum.Endpoints, ep.summary())
 	}

@@ -51,7 +51,7 @@ func loadAIPerfCases(t *testing.T) []aiperfCase {
 func TestServerStatsMatchAIPerf(t *testing.T) {
 	for _, c := range loadAIPerfCases(t) {
 		t.Run(c.Name, func(t *testing.T) {
-			var opts ServerOptions
+			var opts ServerMetricsOptions
 			if c.SliceS != nil {
 				opts.SliceDuration = time.Duration(*c.SliceS * 1e9)
 			}

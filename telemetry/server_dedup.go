@@ -2,7 +2,7 @@ package telemetry
 
 import "bytes"
 
-// ServerJSONL turns server metrics samples into the lines of
+// ServerDedup turns server metrics samples into the lines of
 // server_metrics_export.jsonl (see AppendServerRecord), leaving out
 // repeated snapshots: a scrape whose metrics equal the previous scrape's
 // of the same endpoint is a duplicate.
@@ -15,15 +15,19 @@ import "bytes"
 // writes it. With FirstOnly, every duplicate is dropped (A B C D), as AIPerf
 // 0.13 does.
 //
-// The zero value is ready to use. A ServerJSONL is not safe for concurrent
+// The zero value is ready to use. A ServerDedup is not safe for concurrent
 // use; its memory is two records per endpoint.
-type ServerJSONL struct {
+type ServerDedup struct {
 	// FirstOnly drops every duplicate, as AIPerf 0.13.
 	FirstOnly bool
 	order     []string
 	eps       map[string]*dedupEndpoint
 	scratch   []byte
 }
+
+// NewServerDedup returns a de-duplicator keeping the first and last record
+// of each run of identical snapshots (the zero value does the same).
+func NewServerDedup() *ServerDedup { return &ServerDedup{} }
 
 // dedupEndpoint is one endpoint's last record.
 type dedupEndpoint struct {
@@ -36,7 +40,7 @@ type dedupEndpoint struct {
 // file: none for a duplicate or a sample without usable families, one for a
 // new snapshot, or two when a run of duplicates ends (its last record, then
 // the new one). Samples of another Kind append nothing.
-func (w *ServerJSONL) Append(dst []byte, s Sample) []byte {
+func (w *ServerDedup) Append(dst []byte, s Sample) []byte {
 	if s.Kind != KindServer {
 		return dst
 	}
@@ -70,7 +74,7 @@ func (w *ServerJSONL) Append(dst []byte, s Sample) []byte {
 
 // keep makes rec the endpoint's previous record, swapping buffers so that
 // neither is reallocated.
-func (w *ServerJSONL) keep(ep *dedupEndpoint, rec []byte, mstart int) {
+func (w *ServerDedup) keep(ep *dedupEndpoint, rec []byte, mstart int) {
 	ep.line, w.scratch = rec, ep.line
 	ep.mstart = mstart
 }
@@ -78,7 +82,7 @@ func (w *ServerJSONL) keep(ep *dedupEndpoint, rec []byte, mstart int) {
 // Flush appends the last record of every endpoint's unfinished run of
 // duplicates (nothing with FirstOnly), in the order the endpoints first
 // appeared. Call it at the end; a later call writes only what came after.
-func (w *ServerJSONL) Flush(dst []byte) []byte {
+func (w *ServerDedup) Flush(dst []byte) []byte {
 	for _, url := range w.order {
 		ep := w.eps[url]
 		if ep.dups > 0 && !w.FirstOnly {

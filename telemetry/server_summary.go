@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// ServerSummary is what a ServerMetrics accumulator learned over a run: per
+// ServerMetricsSummary is what a ServerMetrics accumulator learned over a run: per
 // endpoint, its collection statistics and the statistics of every series
 // over the profiling window, as AIPerf computes them for
 // server_metrics_export.json and .csv, plus the metric schemas of
@@ -13,7 +13,7 @@ import (
 //
 // Optional statistics follow one convention: a NaN float is absent (AIPerf's
 // None, left out of the JSON and empty in the CSV).
-type ServerSummary struct {
+type ServerMetricsSummary struct {
 	// StartNS and EndNS are the profiling window as given to Start and
 	// End (0 when not called).
 	StartNS, EndNS int64
@@ -30,7 +30,7 @@ type ServerSummary struct {
 
 // HasData reports whether any endpoint has a series with statistics. AIPerf
 // writes no server metrics JSON or CSV export without any.
-func (s *ServerSummary) HasData() bool {
+func (s *ServerMetricsSummary) HasData() bool {
 	for i := range s.Endpoints {
 		if len(s.Endpoints[i].Metrics) > 0 {
 			return true
