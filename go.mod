@@ -3,6 +3,7 @@ module github.com/aiperf-go/aiperf
 go 1.26.8
 
 require (
+	github.com/NVIDIA/go-nvml v0.13.3-0
 	github.com/aws/aws-sdk-go-v2 v1.46.0
 	github.com/aws/aws-sdk-go-v2/service/s3 v1.111.0
 	github.com/daulet/tokenizers v1.22.1

@@ -125,8 +125,7 @@ func gpuReadingsHash(gpus []GPUReading) uint64 {
 type dcgmGPU struct {
 	reading GPUReading
 	ok      bool // identity taken from a sample with a UUID
-	values  [len(gpuFields)]float64
-	has     [len(gpuFields)]bool
+	values  gpuValues
 }
 
 // dcgmReadings maps a DCGM exposition to readings: every gauge, counter or
@@ -145,10 +144,7 @@ func dcgmReadings(fams map[string]*dto.MetricFamily, source string, ts int64) ([
 	slices.Sort(names)
 	gpus := map[int]*dcgmGPU{}
 	for _, name := range names {
-		field := -1
-		if f, ok := dcgmFields[strings.TrimSuffix(name, "_total")]; ok {
-			field = gpuFieldIndex(f)
-		}
+		field := dcgmFields[strings.TrimSuffix(name, "_total")]
 		for _, m := range fams[name].GetMetric() {
 			v, ok := dcgmValue(m)
 			if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -177,8 +173,8 @@ func dcgmReadings(fams map[string]*dto.MetricFamily, source string, ts int64) ([
 					SourceURL:    source,
 				}
 			}
-			if field >= 0 {
-				g.values[field], g.has[field] = v, true
+			if field != "" {
+				g.values.set(field, v)
 			}
 		}
 	}
@@ -197,16 +193,7 @@ func dcgmAssemble(gpus map[int]*dcgmGPU) ([]GPUReading, error) {
 	for _, idx := range idxs {
 		g := gpus[idx]
 		r := g.reading
-		for i, f := range gpuFields {
-			if !g.has[i] {
-				continue
-			}
-			v := g.values[i]
-			if s, ok := dcgmScale[f.Name]; ok {
-				v *= s
-			}
-			r.Data = append(r.Data, Field{Name: f.Name, Value: v})
-		}
+		r.Data = g.values.fields(dcgmScale)
 		if len(r.Data) == 0 {
 			continue
 		}
@@ -217,7 +204,7 @@ func dcgmAssemble(gpus map[int]*dcgmGPU) ([]GPUReading, error) {
 	}
 	switch {
 	case valued == 0:
-		return nil, fmt.Errorf("no DCGM GPU fields in the exposition: %w", ErrNoData)
+		return nil, noDataError("no DCGM GPU fields in the exposition")
 	case len(out) == 0:
 		return nil, errors.New("no GPU in the DCGM exposition has a UUID label")
 	}

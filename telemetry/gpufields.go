@@ -62,3 +62,34 @@ func gpuFieldIndex(name string) int {
 	}
 	return -1
 }
+
+// gpuValues collects a reading's values by field while it is read, and
+// gives them back in GPUFields order.
+type gpuValues struct {
+	v   [len(gpuFields)]float64
+	has [len(gpuFields)]bool
+}
+
+// set records a known field's value; an unknown name is ignored.
+func (g *gpuValues) set(name string, v float64) {
+	if i := gpuFieldIndex(name); i >= 0 {
+		g.v[i], g.has[i] = v, true
+	}
+}
+
+// fields returns the recorded values in GPUFields order, each multiplied
+// by scale[name] when there is one.
+func (g *gpuValues) fields(scale map[string]float64) Fields {
+	var out Fields
+	for i, f := range gpuFields {
+		if !g.has[i] {
+			continue
+		}
+		v := g.v[i]
+		if s, ok := scale[f.Name]; ok {
+			v *= s
+		}
+		out = append(out, Field{Name: f.Name, Value: v})
+	}
+	return out
+}
