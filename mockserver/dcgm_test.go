@@ -225,3 +225,16 @@ func TestDCGMOffByDefault(t *testing.T) {
 		t.Errorf("DCGMAddr %q, want empty", s.DCGMAddr())
 	}
 }
+
+// BenchmarkLoadClock measures a request's enter and leave, from all CPUs.
+func BenchmarkLoadClock(b *testing.B) {
+	c := newLoadClock()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			at := time.Now()
+			c.enter(at)
+			c.leave(at)
+		}
+	})
+}

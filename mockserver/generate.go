@@ -106,7 +106,7 @@ func (g *generation) respond(w http.ResponseWriter, r *http.Request) {
 	b = append(b, '}')
 	s.m.contentTokens.Add(uint64(g.plan.content))
 	s.m.reasoningTokens.Add(uint64(g.plan.reasoning))
-	s.engine.body(&g.er, ttft, g.nEvents, g.plan.total(), g.plan.finish)
+	s.engine.body(&g.er, ttft, at, g.nEvents, g.plan.total(), g.plan.finish)
 	g.rec.add(EventBody, g.plan.total())
 	writeJSON(w, http.StatusOK, b)
 	*bp = b

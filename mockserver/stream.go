@@ -110,7 +110,7 @@ func (g *generation) stream(w http.ResponseWriter, r *http.Request) {
 		if !out.send(kind, count, b) {
 			return
 		}
-		s.engine.token(&g.er, count)
+		s.engine.token(&g.er, count, at)
 		if k == 0 {
 			s.m.observeTTFT(time.Since(g.arrival))
 		}

@@ -83,7 +83,7 @@ func newEngine(cfg *Config) *engine {
 type engineReq struct {
 	started bool
 	arrival time.Time
-	last    time.Time // the latest token event; zero before the first
+	last    time.Time // when the latest token event was due; zero before the first
 	prompt  int
 	gen     int // tokens generated so far
 	held    int // tokens whose KV-cache blocks are held
@@ -110,36 +110,38 @@ func (e *engine) hold(r *engineReq, n int) {
 	}
 }
 
-// token records a streamed event of r carrying n generated tokens, sent
-// now: the first gives the request's TTFT and completes its prefill
-// (its prompt tokens count then, as vLLM counts them after prefill);
-// each later one gives an inter-token latency, one per event as vLLM
-// observes one per engine output.
-func (e *engine) token(r *engineReq, n int) {
-	now := time.Now()
+// token records a streamed event of r carrying n generated tokens, due
+// at at. The engine's times are the schedule's deadlines, not the moments
+// the events leave the socket: like vLLM's engine-side timestamps they
+// leave out the HTTP layer's lateness (which the client sees), and they
+// cost no clock read. The first event gives the request's TTFT and
+// completes its prefill (its prompt tokens count then, as vLLM counts
+// them after prefill); each later one gives an inter-token latency, one
+// per event as vLLM observes one per engine output.
+func (e *engine) token(r *engineReq, n int, at time.Time) {
 	if r.last.IsZero() {
-		e.ttft.observeDuration(now.Sub(r.arrival))
+		e.ttft.observeDuration(at.Sub(r.arrival))
 		e.promptTokens.Add(uint64(r.prompt))
 	} else {
-		e.itl.observeDuration(now.Sub(r.last))
+		e.itl.observeDuration(at.Sub(r.last))
 	}
-	r.last = now
+	r.last = at
 	r.gen += n
 	e.hold(r, n)
 }
 
 // body records a non-streaming response of tokens generated tokens in
-// events token events, written now: its TTFT is the one drawn for it (no
-// event is sent then; an injected stall is not included), and the rest of
-// its time since arrival is spread evenly over its events-1 inter-token
-// latencies.
-func (e *engine) body(r *engineReq, ttft time.Duration, events, tokens int, finish string) {
+// events token events, the last due at last: its TTFT is the one drawn
+// for it (an injected stall is not included), and the rest of its time
+// is spread evenly over its events-1 inter-token latencies.
+func (e *engine) body(r *engineReq, ttft time.Duration, last time.Time, events, tokens int, finish string) {
 	e.ttft.observeDuration(ttft)
 	e.promptTokens.Add(uint64(r.prompt))
 	if events > 1 {
-		decode := max(time.Since(r.arrival)-ttft, 0)
+		decode := max(last.Sub(r.arrival)-ttft, 0)
 		e.itl.observeN(uint64(decode)/uint64(events-1), uint64(events-1))
 	}
+	r.last = last
 	r.gen = tokens
 	r.finish = finishFor(finish)
 }
@@ -149,8 +151,8 @@ func (e *engine) body(r *engineReq, ttft time.Duration, events, tokens int, fini
 func (e *engine) finished(r *engineReq, finish string) { r.finish = finishFor(finish) }
 
 // end releases r's KV-cache blocks and counts it: a finished request in
-// vllm:request_success_total by its reason and in the e2e and token
-// histograms, an unfinished one (reset, client gone, server closed) as
+// vllm:request_success_total by its reason and in the token histograms
+// and the e2e one (arrival to its last token's deadline), an unfinished one (reset, client gone, server closed) as
 // finished_reason="abort". A request never started is ignored.
 func (e *engine) end(r *engineReq) {
 	if !r.started {
@@ -165,7 +167,7 @@ func (e *engine) end(r *engineReq) {
 		return
 	}
 	e.success[r.finish].Add(1)
-	e.e2e.observeDuration(time.Since(r.arrival))
+	e.e2e.observeDuration(r.last.Sub(r.arrival))
 	e.reqPrompt.observe(uint64(r.prompt))
 	e.reqGen.observe(uint64(r.gen))
 }

@@ -2,7 +2,6 @@ package mockserver
 
 import (
 	"math"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -171,18 +170,5 @@ func appendSample(b []byte, name, labels string, v float64) []byte {
 	}
 	b = append(b, ' ')
 	b = pyjson.AppendFloat(b, v)
-	return append(b, '\n')
-}
-
-// appendUintSample writes one sample line with an integer value.
-func appendUintSample(b []byte, name, labels string, v uint64) []byte {
-	b = append(b, name...)
-	if labels != "" {
-		b = append(b, '{')
-		b = append(b, labels...)
-		b = append(b, '}')
-	}
-	b = append(b, ' ')
-	b = strconv.AppendUint(b, v, 10)
 	return append(b, '\n')
 }
