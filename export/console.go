@@ -19,8 +19,9 @@ const maxMessageWidth = 100
 
 // WriteConsoleExport writes what AIPerf saves as profile_export_console.txt:
 // the metrics table, then, when they apply, the HTTP trace timing table
-// (info.ShowTraceTiming), the error summary table, the
-// Token Count Discrepancy Warning and the Output Sequence Length Mismatch
+// (info.ShowTraceTiming), the error summary table, the GPU Telemetry
+// Summary (info.ShowGPUTelemetry), the Token Count Discrepancy Warning and
+// the Output Sequence Length Mismatch
 // Warning. It writes nothing when s has no console results and no errors.
 func WriteConsoleExport(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 	if info == nil {
@@ -31,6 +32,7 @@ func WriteConsoleExport(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 		b = appendTraceTimingTable(b, s)
 	}
 	b = appendErrorTable(b, s.Errors)
+	b = appendGPUTelemetry(b, info)
 	b = appendUsageDiscrepancyPanel(b, s, info)
 	b = appendOSLMismatchPanel(b, s, info)
 	if _, err := w.Write(b); err != nil {

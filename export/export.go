@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/metrics"
+	"github.com/aiperf-go/aiperf/telemetry"
 )
 
 // RunInfo is the run metadata the summary writers need besides the metrics.
@@ -70,6 +71,15 @@ type RunInfo struct {
 	// defaults, 5 and 50.
 	OSLMismatchThresholdPct float64
 	OSLMismatchMaxTokens    int
+	// GPUTelemetry, when not nil, is written in the summary JSON as
+	// "telemetry_data" (see gputelemetry.go).
+	GPUTelemetry *telemetry.GPUSummary
+	// TelemetryHealth is every telemetry source's health; its KindGPU
+	// sources are the GPU endpoints configured, reachable or not.
+	TelemetryHealth []telemetry.Health
+	// ShowGPUTelemetry prints the GPU Telemetry Summary on the console
+	// (--gpu-telemetry given), as AIPerf does only then.
+	ShowGPUTelemetry bool
 }
 
 func (info *RunInfo) schemaVersion() string {

@@ -49,7 +49,8 @@ var declaredTags = []string{
 var statNames = [...]string{"avg", "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "min", "max", "std"}
 
 // WriteSummaryJSON writes profile_export_aiperf.json: schema_version,
-// aiperf_version, benchmark_id, a stats block per metric tag, input_config,
+// aiperf_version, benchmark_id, a stats block per metric tag,
+// telemetry_data (when info.GPUTelemetry is set), input_config,
 // was_cancelled, error_summary, start_time and end_time, indented by two
 // spaces with no trailing newline, as AIPerf (schema 1.0) writes it.
 // start_time and end_time are left out when unknown (zero).
@@ -80,6 +81,10 @@ func WriteSummaryJSON(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 		}
 	}
 
+	if info.GPUTelemetry != nil {
+		member("telemetry_data")
+		appendTelemetryData(iw, info.GPUTelemetry, info)
+	}
 	if info.InputConfig != nil {
 		member("input_config")
 		if err := iw.encodeValue(reflect.ValueOf(info.InputConfig), 1); err != nil {

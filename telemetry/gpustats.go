@@ -34,6 +34,8 @@ const gpuPendingCap = 256
 // values, a sketch beyond). Fields outside GPUFields are not summarised,
 // as AIPerf does not summarise them.
 //
+// End must come before the collections past its grace are added, as it
+// does in a run (they are collected later); one added earlier counts.
 // Add, Start, End and Summary may be called from different goroutines.
 // Without Start, the window is open and holds the last 256 collections of
 // each source; without End it is open at its end.

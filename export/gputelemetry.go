@@ -1,0 +1,254 @@
+package export
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aiperf-go/aiperf/internal/pyjson"
+	"github.com/aiperf-go/aiperf/telemetry"
+)
+
+// AppendGPUReading appends r as one line of gpu_telemetry_export.jsonl,
+// newline included, exactly as AIPerf writes it (see
+// telemetry.GPUReading.AppendJSON).
+func AppendGPUReading(dst []byte, r telemetry.GPUReading) []byte {
+	return append(r.AppendJSON(dst), '\n')
+}
+
+// gpuEndpointDisplay is how AIPerf names a telemetry source in its summary and
+// on the console (normalize_endpoint_display): host[:port] and the path
+// without a trailing /metrics, e.g. "localhost:9400", or "localhost" for
+// pynvml://localhost. Unlike AIPerf it never shows a user:password@.
+func gpuEndpointDisplay(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	return u.Host + strings.TrimSuffix(u.Path, "/metrics")
+}
+
+// gpuSources are the configured and the reachable GPU telemetry sources:
+// those of health (KindGPU), or, without health, the summary's endpoints.
+func gpuSourceLists(s *telemetry.GPUSummary, health []telemetry.Health) (configured, reachable []string) {
+	for _, h := range health {
+		if h.Kind != telemetry.KindGPU {
+			continue
+		}
+		configured = append(configured, h.Source)
+		if h.Reachable {
+			reachable = append(reachable, h.Source)
+		}
+	}
+	if configured == nil && s != nil {
+		for _, e := range s.Endpoints {
+			configured = append(configured, e.Source)
+		}
+		reachable = configured
+	}
+	return configured, reachable
+}
+
+// gpuKeyed is one member of a JSON object built in order: a later member of
+// the same name replaces the earlier one in its place, as a Python dict
+// does.
+type gpuKeyed[T any] struct {
+	key string
+	val T
+}
+
+func putGPUKeyed[T any](list []gpuKeyed[T], key string, val T) []gpuKeyed[T] {
+	for i := range list {
+		if list[i].key == key {
+			list[i].val = val
+			return list
+		}
+	}
+	return append(list, gpuKeyed[T]{key, val})
+}
+
+// appendTelemetryData writes the summary JSON's "telemetry_data" value at
+// depth 1 as AIPerf's TelemetryExportData (model_dump_json, indent 2,
+// exclude_none): summary (endpoints configured and reachable, the window's
+// start and end times), endpoints keyed by gpuEndpointDisplay, their GPUs
+// keyed "gpu_<index>" with their metrics (a counter with unit and avg
+// only), and error_summary (the failures of the reachable GPU sources).
+func appendTelemetryData(iw *indentWriter, s *telemetry.GPUSummary, info *RunInfo) {
+	configured, reachable := gpuSourceLists(s, info.TelemetryHealth)
+	iw.b = append(iw.b, '{')
+	iw.key(true, 2, "summary")
+	iw.b = append(iw.b, '{')
+	iw.key(true, 3, "endpoints_configured")
+	appendStringList(iw, configured, 3)
+	iw.key(false, 3, "endpoints_successful")
+	appendStringList(iw, reachable, 3)
+	iw.key(false, 3, "start_time")
+	iw.b = pyjson.AppendString(iw.b, pyDatetime(windowTime(s.StartNS, info.Start), info.location()))
+	iw.key(false, 3, "end_time")
+	iw.b = pyjson.AppendString(iw.b, pyDatetime(windowTime(s.EndNS, info.End), info.location()))
+	iw.newline(2)
+	iw.b = append(iw.b, '}')
+
+	iw.key(false, 2, "endpoints")
+	var endpoints []gpuKeyed[[]gpuKeyed[telemetry.GPUInfo]]
+	for _, e := range s.Endpoints {
+		var gpus []gpuKeyed[telemetry.GPUInfo]
+		for _, g := range e.GPUs {
+			gpus = putGPUKeyed(gpus, "gpu_"+strconv.Itoa(g.Index), g)
+		}
+		endpoints = putGPUKeyed(endpoints, gpuEndpointDisplay(e.Source), gpus)
+	}
+	if len(endpoints) == 0 {
+		iw.b = append(iw.b, '{', '}')
+	} else {
+		iw.b = append(iw.b, '{')
+		for i, e := range endpoints {
+			iw.key(i == 0, 3, e.key)
+			iw.b = append(iw.b, '{')
+			iw.key(true, 4, "gpus")
+			appendGPUs(iw, e.val)
+			iw.newline(3)
+			iw.b = append(iw.b, '}')
+		}
+		iw.newline(2)
+		iw.b = append(iw.b, '}')
+	}
+
+	iw.key(false, 2, "error_summary")
+	appendGPUErrors(iw, info.TelemetryHealth)
+	iw.newline(1)
+	iw.b = append(iw.b, '}')
+}
+
+// appendGPUs writes an endpoint's "gpus" object at depth 4.
+func appendGPUs(iw *indentWriter, gpus []gpuKeyed[telemetry.GPUInfo]) {
+	if len(gpus) == 0 {
+		iw.b = append(iw.b, '{', '}')
+		return
+	}
+	iw.b = append(iw.b, '{')
+	for i, kg := range gpus {
+		g := kg.val
+		iw.key(i == 0, 5, kg.key)
+		iw.b = append(iw.b, '{')
+		iw.key(true, 6, "gpu_index")
+		iw.b = strconv.AppendInt(iw.b, int64(g.Index), 10)
+		iw.key(false, 6, "gpu_name")
+		iw.b = pyjson.AppendString(iw.b, g.Name)
+		iw.key(false, 6, "gpu_uuid")
+		iw.b = pyjson.AppendString(iw.b, g.UUID)
+		if g.Hostname != "" {
+			iw.key(false, 6, "hostname")
+			iw.b = pyjson.AppendString(iw.b, g.Hostname)
+		}
+		iw.key(false, 6, "metrics")
+		if len(g.Metrics) == 0 {
+			iw.b = append(iw.b, '{', '}')
+		} else {
+			iw.b = append(iw.b, '{')
+			for j := range g.Metrics {
+				appendGPUMetric(iw, &g.Metrics[j], j == 0)
+			}
+			iw.newline(6)
+			iw.b = append(iw.b, '}')
+		}
+		iw.newline(5)
+		iw.b = append(iw.b, '}')
+	}
+	iw.newline(4)
+	iw.b = append(iw.b, '}')
+}
+
+// appendGPUMetric writes one metric's stats block at depth 7: unit and avg,
+// then, for a gauge, p1…p99, min, max and std.
+func appendGPUMetric(iw *indentWriter, m *telemetry.GPUMetric, first bool) {
+	iw.key(first, 7, m.Name)
+	iw.b = append(iw.b, '{')
+	iw.key(true, 8, "unit")
+	iw.b = pyjson.AppendString(iw.b, m.Unit)
+	iw.key(false, 8, "avg")
+	iw.b = pyjson.AppendFloat(iw.b, m.Avg)
+	if !m.Counter {
+		for i, name := range statNames[1:10] {
+			iw.key(false, 8, name)
+			iw.b = pyjson.AppendFloat(iw.b, m.P[i])
+		}
+		for _, kv := range [...]struct {
+			name string
+			v    float64
+		}{{"min", m.Min}, {"max", m.Max}, {"std", m.Std}} {
+			iw.key(false, 8, kv.name)
+			iw.b = pyjson.AppendFloat(iw.b, kv.v)
+		}
+	}
+	iw.newline(7)
+	iw.b = append(iw.b, '}')
+}
+
+// appendGPUErrors writes error_summary at depth 2: one entry per reachable
+// GPU source that failed some collections, with its last error's message
+// and its failure count (AIPerf counts each distinct error; a source's
+// health keeps only its last one).
+func appendGPUErrors(iw *indentWriter, health []telemetry.Health) {
+	n := 0
+	for _, h := range health {
+		if h.Kind != telemetry.KindGPU || !h.Reachable || h.Failures == 0 {
+			continue
+		}
+		if n == 0 {
+			iw.b = append(iw.b, '[')
+		} else {
+			iw.b = append(iw.b, ',')
+		}
+		n++
+		iw.newline(3)
+		iw.b = append(iw.b, '{')
+		iw.key(true, 4, "error_details")
+		iw.b = append(iw.b, '{')
+		iw.key(true, 5, "message")
+		iw.b = pyjson.AppendString(iw.b, h.LastError)
+		iw.newline(4)
+		iw.b = append(iw.b, '}')
+		iw.key(false, 4, "count")
+		iw.b = strconv.AppendInt(iw.b, h.Failures, 10)
+		iw.newline(3)
+		iw.b = append(iw.b, '}')
+	}
+	if n == 0 {
+		iw.b = append(iw.b, '[', ']')
+		return
+	}
+	iw.newline(2)
+	iw.b = append(iw.b, ']')
+}
+
+// appendStringList writes a list of strings whose members sit at depth+1.
+func appendStringList(iw *indentWriter, list []string, depth int) {
+	if len(list) == 0 {
+		iw.b = append(iw.b, '[', ']')
+		return
+	}
+	iw.b = append(iw.b, '[')
+	for i, s := range list {
+		if i > 0 {
+			iw.b = append(iw.b, ',')
+		}
+		iw.newline(depth + 1)
+		iw.b = pyjson.AppendString(iw.b, s)
+	}
+	iw.newline(depth)
+	iw.b = append(iw.b, ']')
+}
+
+// windowTime is the window bound ns, or fallback when the bound was not
+// set, or now when neither is known (AIPerf writes datetime.now()).
+func windowTime(ns int64, fallback time.Time) time.Time {
+	switch {
+	case ns != 0:
+		return time.Unix(0, ns)
+	case !fallback.IsZero():
+		return fallback
+	}
+	return time.Now()
+}
