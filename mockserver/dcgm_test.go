@@ -6,8 +6,13 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // aiperfDCGMFields are the DCGM fields AIPerf maps (aiperf/gpu_telemetry/
@@ -235,6 +240,30 @@ func BenchmarkLoadClock(b *testing.B) {
 			at := time.Now()
 			c.enter(at)
 			c.leave(at)
+		}
+	})
+}
+
+// FuzzEscapeLabel checks that an escaped host name survives the
+// exposition parser unchanged.
+func FuzzEscapeLabel(f *testing.F) {
+	for _, s := range []string{"vm", `a"b`, `back\slash`, "new\nline", "ünï", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, host string) {
+		if !utf8.ValidString(host) {
+			t.Skip("label values are UTF-8")
+		}
+		text := `DCGM_FI_DEV_GPU_UTIL{gpu="0",Hostname="` + escapeLabel(host) + "\"} 1\n"
+		p := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err := p.TextToMetricFamilies(strings.NewReader(text))
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		for _, l := range fams["DCGM_FI_DEV_GPU_UTIL"].GetMetric()[0].GetLabel() {
+			if l.GetName() == "Hostname" && l.GetValue() != host {
+				t.Errorf("Hostname %q, want %q", l.GetValue(), host)
+			}
 		}
 	})
 }
