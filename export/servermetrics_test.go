@@ -353,7 +353,7 @@ func goldenServerSummary() *telemetry.ServerMetricsSummary {
 					}}}},
 			{Name: "vllm:kv_cache_usage_perc", Type: telemetry.TypeGauge, Description: "KV-cache usage. 1 means 100 percent usage.",
 				Series: []telemetry.ServerSeries{{Labels: []telemetry.Label{{Name: "engine", Value: "0"}, {Name: "model_name", Value: "m"}},
-					Gauge: telemetry.GaugeStats{Avg: 0.25, Min: 0, Max: 0.5, Std: 0.1, P: pct(0)},
+					Gauge:      telemetry.GaugeStats{Avg: 0.25, Min: 0, Max: 0.5, Std: 0.1, P: pct(0)},
 					Timeslices: []telemetry.Timeslice{{StartNS: t0, EndNS: t0 + 1e9, Complete: true, Avg: 0.25, Min: 0, Max: 0.5}}}}},
 			{Name: "vllm:prompt_tokens", Type: telemetry.TypeCounter, Description: "Number of prefill tokens processed.",
 				Series: []telemetry.ServerSeries{{Labels: []telemetry.Label{{Name: "model_name", Value: "m"}},
