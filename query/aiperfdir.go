@@ -144,6 +144,9 @@ func planAIPerfDir(dir string) (*loadPlan, error) {
 	case ok == 0 && errs > 0:
 		p.run.Status, p.run.Reason = "failed", "every request failed"
 	}
+	if err := planDirTelemetry(dir, p); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

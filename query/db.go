@@ -67,7 +67,10 @@ func (db *DB) register(ctx context.Context) error {
 		return err
 	}
 	defer conn.Close()
-	return registerRecordTable(conn)
+	if err := registerRecordTable(conn); err != nil {
+		return err
+	}
+	return registerTelemetryTable(conn)
 }
 
 // Close closes the database; queries in flight fail.

@@ -16,7 +16,7 @@ import (
 func TestOpenCreatesSchema(t *testing.T) {
 	db := openTestDB(t)
 	v, err := db.Version(context.Background())
-	if err != nil || v != "3" {
+	if err != nil || v != SchemaVersion {
 		t.Fatalf("version %q %v", v, err)
 	}
 	var names []string
@@ -30,7 +30,8 @@ func TestOpenCreatesSchema(t *testing.T) {
 		_ = rows.Scan(&n)
 		names = append(names, n)
 	}
-	want := []string{"requests", "run_metrics", "run_summary", "runs", "schema_info", "workloads"}
+	want := []string{"gpu_summary", "gpu_telemetry", "requests", "run_metrics", "run_summary", "run_windows", "runs",
+		"schema_info", "server_metrics", "server_metrics_summary", "workloads"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("objects %v, want %v", names, want)
 	}
@@ -59,7 +60,7 @@ func TestOpenFileReopensAndRejectsUnknownVersion(t *testing.T) {
 	if err != nil || st.RunsSkipped != 1 {
 		t.Errorf("ingest after reopen %+v %v", st, err)
 	}
-	if _, err := db.SQL().Exec(`UPDATE schema_info SET version = '4'`); err != nil {
+	if _, err := db.SQL().Exec(`UPDATE schema_info SET version = '99'`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -120,7 +121,7 @@ func TestSchemaDocumented(t *testing.T) {
 			t.Errorf("docs/schema.md lacks %s.%s", table, col)
 		}
 	}
-	if len(seen) != 6 || !seen["workloads"] || !seen["run_summary"] {
+	if len(seen) != 11 || !seen["workloads"] || !seen["run_summary"] || !seen["gpu_summary"] {
 		t.Errorf("checked the columns of %v", seen)
 	}
 }

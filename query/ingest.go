@@ -235,6 +235,11 @@ func (db *DB) loadStoredRun(ctx context.Context, source string, store *sink.Stor
 		}
 		p.records = files
 	}
+	cleanupTelemetry, err := planStoredTelemetry(ctx, store, sr, p)
+	defer cleanupTelemetry()
+	if err != nil {
+		return 0, err
+	}
 	return db.replaceRun(ctx, p)
 }
 

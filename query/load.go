@@ -33,6 +33,8 @@ type loadPlan struct {
 	// profile_export_records.csv used when there is no JSONL.
 	records []string
 	csv     string
+	// telemetry is the run's GPU telemetry and server metrics.
+	telemetry telemetryPlan
 }
 
 // replaceRun loads p in one transaction, replacing every row the run had
@@ -44,7 +46,7 @@ func (db *DB) replaceRun(ctx context.Context, p *loadPlan) (int64, error) {
 	}
 	defer tx.Rollback()
 	id := p.run.ID
-	for _, table := range []string{"requests", "run_metrics", "runs"} {
+	for _, table := range []string{"requests", "run_metrics", "gpu_telemetry", "server_metrics", "runs"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE run_id = ?`, id); err != nil {
 			return 0, fmt.Errorf("delete old rows: %w", err)
 		}
@@ -63,6 +65,9 @@ func (db *DB) replaceRun(ctx context.Context, p *loadPlan) (int64, error) {
 		n, err = insertCSV(ctx, tx, id, p.csv)
 	}
 	if err != nil {
+		return 0, err
+	}
+	if err := db.insertTelemetry(ctx, tx, id, &p.telemetry); err != nil {
 		return 0, err
 	}
 	// A run without a manifest has no times of its own: take them from

@@ -8,7 +8,7 @@ import (
 // SchemaVersion is the version of the schema documented in docs/schema.md,
 // stored in schema_info(version). It changes whenever a table, column, view
 // or macro changes meaning.
-const SchemaVersion = "3"
+const SchemaVersion = "4"
 
 // MetricColumns are the typed DOUBLE columns of the requests table, one per
 // scalar metric tag that aiperf-go writes to profile_export.jsonl (record
@@ -210,6 +210,7 @@ var migrations = [][]string{
 	{runsDDL, runMetricsDDL, requestsDDL(), workloadMacros, workloadsView, runSummaryViewV1},
 	{`ALTER TABLE runs ADD COLUMN labels JSON`, runSummaryView},
 	addColumns("requests", httpTraceColumns, "DOUBLE"),
+	telemetryMigration(),
 }
 
 // addColumns returns the statements adding columns of one type to table.

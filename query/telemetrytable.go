@@ -1,0 +1,314 @@
+package query
+
+import (
+	"database/sql"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/duckdb/duckdb-go/v2"
+)
+
+// telemetryTableFunc is the table function through which an INSERT reads
+// decoded telemetry: telemetryTableFunc(handle) yields the rows of the
+// telemetryTable registered under handle, with its columns (GPU readings
+// or server metric samples). Open registers it once per database; it is
+// of no use outside this package.
+const telemetryTableFunc = "aiperf_decoded_telemetry"
+
+// nullsColumn is the table function's column holding each row's null
+// mask: the INSERT turns a value whose bit is set into NULL (CASE WHEN
+// nulls & bit = 0 THEN value END) and fill leaves its slot unset, as
+// flagsColumn does for records.
+const nullsColumn = "nulls"
+
+var (
+	telemetryTables  sync.Map // handle (int64) → *telemetryTable
+	telemetryHandles atomic.Int64
+)
+
+// gpuTableColumnNames are the GPU table function's columns by gpuCol*.
+var gpuTableColumnNames = func() []string {
+	names := []string{"timestamp_ns", "source_url", "gpu_index", "gpu_uuid", "gpu_model_name", "pci_bus_id", "device", "hostname"}
+	for _, f := range GPUFields {
+		names = append(names, f.Column)
+	}
+	return names
+}()
+
+// serverTableColumnNames are the server table function's columns by
+// srvCol*; type_index indexes ServerMetricTypes.
+var serverTableColumnNames = []string{"timestamp_ns", "endpoint_latency_ns", "endpoint_url", "metric", "type_index",
+	"labels", "value", "sum", "count", "buckets", "quantiles"}
+
+// rowBatch is a batch of decoded telemetry rows.
+type rowBatch interface {
+	size() int
+	// fill writes rows [from, from+n) into chunk's rows [at, at+n).
+	fill(chunk duckdb.DataChunk, from, n, at int) error
+}
+
+// telemetryTable is the table function's source for one INSERT: the rows
+// of the batches next returns, in order. DuckDB calls it from one thread
+// at a time.
+type telemetryTable struct {
+	cols []duckdb.ColumnInfo
+	next func() (rowBatch, error) // nil at the end
+	cur  rowBatch
+	i    int
+	done bool
+	rows int64
+}
+
+// ColumnInfos implements duckdb.ChunkTableSource.
+func (t *telemetryTable) ColumnInfos() []duckdb.ColumnInfo { return t.cols }
+
+// Cardinality implements duckdb.ChunkTableSource: unknown.
+func (t *telemetryTable) Cardinality() *duckdb.CardinalityInfo { return nil }
+
+// Init implements duckdb.ChunkTableSource.
+func (t *telemetryTable) Init() {}
+
+// FillChunk implements duckdb.ChunkTableSource: the next rows, a chunk's
+// capacity at most; an empty chunk ends the table.
+func (t *telemetryTable) FillChunk(chunk duckdb.DataChunk) error {
+	n := 0
+	for n < chunkCapacity && !t.done {
+		if t.cur == nil || t.i == t.cur.size() {
+			b, err := t.next()
+			if err != nil {
+				return err
+			}
+			t.cur, t.i, t.done = b, 0, b == nil
+			continue
+		}
+		k := min(chunkCapacity-n, t.cur.size()-t.i)
+		if err := t.cur.fill(chunk, t.i, k, n); err != nil {
+			return err
+		}
+		t.i += k
+		n += k
+	}
+	t.rows += int64(n)
+	return chunk.SetSize(n)
+}
+
+// registerTelemetryTable registers the table function on conn's database.
+func registerTelemetryTable(conn *sql.Conn) error {
+	handle, err := duckdb.NewTypeInfo(duckdb.TYPE_BIGINT)
+	if err != nil {
+		return err
+	}
+	f := duckdb.ChunkTableFunction{
+		Config: duckdb.TableFunctionConfig{Arguments: []duckdb.TypeInfo{handle}},
+		BindArguments: func(_ map[string]any, args ...any) (duckdb.ChunkTableSource, error) {
+			id, _ := args[0].(int64)
+			t, ok := telemetryTables.Load(id)
+			if !ok {
+				return nil, fmt.Errorf("%s: no telemetry under handle %v", telemetryTableFunc, args[0])
+			}
+			return t.(*telemetryTable), nil
+		},
+	}
+	if err := duckdb.RegisterTableUDF(conn, telemetryTableFunc, f); err != nil {
+		return fmt.Errorf("register %s: %w", telemetryTableFunc, err)
+	}
+	return nil
+}
+
+// typeInfo returns the TypeInfo of a primitive type.
+func typeInfo(t duckdb.Type) duckdb.TypeInfo {
+	ti, err := duckdb.NewTypeInfo(t)
+	if err != nil {
+		panic(err) // primitive types always have one
+	}
+	return ti
+}
+
+// gpuTableColumns are the GPU table function's columns, then the nulls.
+var gpuTableColumns = func() []duckdb.ColumnInfo {
+	cols := make([]duckdb.ColumnInfo, 0, len(gpuTableColumnNames)+1)
+	for c, name := range gpuTableColumnNames {
+		t := duckdb.TYPE_DOUBLE
+		switch {
+		case c == gpuColTimestamp:
+			t = duckdb.TYPE_BIGINT
+		case c == gpuColIndex:
+			t = duckdb.TYPE_INTEGER
+		case c < gpuColField:
+			t = duckdb.TYPE_VARCHAR
+		}
+		cols = append(cols, duckdb.ColumnInfo{Name: name, T: typeInfo(t)})
+	}
+	return append(cols, duckdb.ColumnInfo{Name: nullsColumn, T: typeInfo(duckdb.TYPE_BIGINT)})
+}()
+
+// serverTableColumns are the server table function's columns, then the
+// nulls.
+var serverTableColumns = func() []duckdb.ColumnInfo {
+	pairs, err := duckdb.NewMapInfo(typeInfo(duckdb.TYPE_DOUBLE), typeInfo(duckdb.TYPE_DOUBLE))
+	if err != nil {
+		panic(err)
+	}
+	types := map[int]duckdb.TypeInfo{
+		srvColTimestamp: typeInfo(duckdb.TYPE_BIGINT), srvColLatency: typeInfo(duckdb.TYPE_BIGINT),
+		srvColEndpoint: typeInfo(duckdb.TYPE_VARCHAR), srvColMetric: typeInfo(duckdb.TYPE_VARCHAR),
+		srvColType: typeInfo(duckdb.TYPE_UTINYINT), srvColLabels: typeInfo(duckdb.TYPE_VARCHAR),
+		srvColValue: typeInfo(duckdb.TYPE_DOUBLE), srvColSum: typeInfo(duckdb.TYPE_DOUBLE), srvColCount: typeInfo(duckdb.TYPE_DOUBLE),
+		srvColBuckets: pairs, srvColQuantiles: pairs,
+	}
+	cols := make([]duckdb.ColumnInfo, 0, numServerCols+1)
+	for c, name := range serverTableColumnNames {
+		cols = append(cols, duckdb.ColumnInfo{Name: name, T: types[c]})
+	}
+	return append(cols, duckdb.ColumnInfo{Name: nullsColumn, T: typeInfo(duckdb.TYPE_BIGINT)})
+}()
+
+// nullable is the SELECT expression of column name with null bit col.
+func nullable(name string, col int) string {
+	return fmt.Sprintf("CASE WHEN %s & %d = 0 THEN %s END", nullsColumn, uint64(1)<<col, name)
+}
+
+// gpuInsert is the INSERT of GPU rows; its parameters are the run id and
+// the table handle.
+var gpuInsert = func() string {
+	cols := []string{"run_id", "ts", "timestamp_ns"}
+	sel := []string{"CAST(? AS VARCHAR)", "make_timestamp(timestamp_ns // 1000)", "timestamp_ns"}
+	for c := gpuColSource; c < len(gpuTableColumnNames); c++ {
+		cols = append(cols, gpuTableColumnNames[c])
+		sel = append(sel, nullable(gpuTableColumnNames[c], c))
+	}
+	return fmt.Sprintf("INSERT INTO gpu_telemetry (%s) SELECT %s FROM %s(?)",
+		strings.Join(cols, ", "), strings.Join(sel, ", "), telemetryTableFunc)
+}()
+
+// serverInsert is the INSERT of server metric rows; its parameters are
+// the run id and the table handle.
+var serverInsert = func() string {
+	types := "['" + strings.Join(ServerMetricTypes, "', '") + "']"
+	return fmt.Sprintf(`INSERT INTO server_metrics (run_id, endpoint_url, ts, timestamp_ns, endpoint_latency_ns,
+		metric, type, labels, value, sum, count, buckets, quantiles)
+	SELECT CAST(? AS VARCHAR), %s, make_timestamp(timestamp_ns // 1000), timestamp_ns, %s,
+		metric, %s[type_index + 1], CAST(labels AS JSON), %s, %s, %s, %s, %s
+	FROM %s(?)`,
+		nullable("endpoint_url", srvColEndpoint), nullable("endpoint_latency_ns", srvColLatency), types,
+		nullable("value", srvColValue), nullable("sum", srvColSum), nullable("count", srvColCount),
+		nullable("buckets", srvColBuckets), nullable("quantiles", srvColQuantiles), telemetryTableFunc)
+}()
+
+func (b *gpuBatch) size() int { return len(b.rows) }
+
+// fill implements rowBatch.
+func (b *gpuBatch) fill(chunk duckdb.DataChunk, from, n, at int) error {
+	rows := b.rows[from : from+n]
+	nulls := len(gpuTableColumnNames)
+	for k := range rows {
+		r := &rows[k]
+		if err := duckdb.SetChunkValue(chunk, gpuColTimestamp, at+k, r.timestampNS); err != nil {
+			return setTelemetryError(gpuTableColumns, gpuColTimestamp, err)
+		}
+		if r.null&(1<<gpuColIndex) == 0 {
+			if err := duckdb.SetChunkValue(chunk, gpuColIndex, at+k, int32(r.index)); err != nil {
+				return setTelemetryError(gpuTableColumns, gpuColIndex, err)
+			}
+		}
+		if err := duckdb.SetChunkValue(chunk, nulls, at+k, int64(r.null)); err != nil {
+			return setTelemetryError(gpuTableColumns, nulls, err)
+		}
+	}
+	for i, col := range gpuStrColumns {
+		for k := range rows {
+			if r := &rows[k]; r.null&(1<<col) == 0 {
+				if err := duckdb.SetChunkValue(chunk, col, at+k, b.str(r, i)); err != nil {
+					return setTelemetryError(gpuTableColumns, col, err)
+				}
+			}
+		}
+	}
+	for f := range numGPUFields {
+		col := gpuColField + f
+		for k := range rows {
+			if r := &rows[k]; r.null&(1<<col) == 0 {
+				if err := duckdb.SetChunkValue(chunk, col, at+k, r.fields[f]); err != nil {
+					return setTelemetryError(gpuTableColumns, col, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (b *serverBatch) size() int { return len(b.rows) }
+
+// fill implements rowBatch.
+func (b *serverBatch) fill(chunk duckdb.DataChunk, from, n, at int) error {
+	rows := b.rows[from : from+n]
+	for k := range rows {
+		r, row := &rows[k], at+k
+		var err error
+		has := func(col int) bool { return err == nil && r.null&(1<<col) == 0 }
+		try := func(col int, e error) {
+			if e != nil {
+				err = setTelemetryError(serverTableColumns, col, e)
+			}
+		}
+		try(srvColTimestamp, duckdb.SetChunkValue(chunk, srvColTimestamp, row, r.timestampNS))
+		if has(srvColLatency) {
+			try(srvColLatency, duckdb.SetChunkValue(chunk, srvColLatency, row, r.latencyNS))
+		}
+		if has(srvColEndpoint) {
+			try(srvColEndpoint, duckdb.SetChunkValue(chunk, srvColEndpoint, row, b.str(r.endpoint)))
+		}
+		if err == nil {
+			try(srvColMetric, duckdb.SetChunkValue(chunk, srvColMetric, row, b.str(r.metric)))
+		}
+		if err == nil {
+			try(srvColType, duckdb.SetChunkValue(chunk, srvColType, row, r.typ))
+		}
+		if err == nil {
+			try(srvColLabels, duckdb.SetChunkValue(chunk, srvColLabels, row, b.str(r.labels)))
+		}
+		if has(srvColValue) {
+			try(srvColValue, duckdb.SetChunkValue(chunk, srvColValue, row, r.value))
+		}
+		if has(srvColSum) {
+			try(srvColSum, duckdb.SetChunkValue(chunk, srvColSum, row, r.sum))
+		}
+		if has(srvColCount) {
+			try(srvColCount, duckdb.SetChunkValue(chunk, srvColCount, row, r.count))
+		}
+		if has(srvColBuckets) {
+			try(srvColBuckets, chunk.SetValue(srvColBuckets, row, b.orderedMap(r.buckets)))
+		}
+		if has(srvColQuantiles) {
+			try(srvColQuantiles, chunk.SetValue(srvColQuantiles, row, b.orderedMap(r.quantiles)))
+		}
+		if err == nil {
+			try(numServerCols, duckdb.SetChunkValue(chunk, numServerCols, row, int64(r.null)))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// orderedMap returns the pairs of sp as a map value; a NaN value is NULL.
+func (b *serverBatch) orderedMap(sp span) duckdb.OrderedMap {
+	var m duckdb.OrderedMap
+	for i := range int(sp.n) {
+		k, v := b.pairs[int(sp.off)+2*i], b.pairs[int(sp.off)+2*i+1]
+		if math.IsNaN(v) {
+			m.Set(k, nil)
+		} else {
+			m.Set(k, v)
+		}
+	}
+	return m
+}
+
+func setTelemetryError(cols []duckdb.ColumnInfo, col int, err error) error {
+	return fmt.Errorf("set %s: %w", cols[col].Name, err)
+}
