@@ -21,8 +21,9 @@ const maxMessageWidth = 100
 // the metrics table, then, when they apply, the HTTP trace timing table
 // (info.ShowTraceTiming), the error summary table, the GPU Telemetry
 // Summary (info.ShowGPUTelemetry), the Token Count Discrepancy Warning and
-// the Output Sequence Length Mismatch
-// Warning. It writes nothing when s has no console results and no errors.
+// the Output Sequence Length Mismatch Warning. It writes nothing when s
+// has no console results and no errors and there is no GPU telemetry to
+// show.
 func WriteConsoleExport(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 	if info == nil {
 		info = &RunInfo{}
