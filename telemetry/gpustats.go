@@ -63,12 +63,13 @@ type gpuSeries struct {
 
 // fieldStats is one field of one GPU: its baseline and its window.
 type fieldStats struct {
-	hasBase     bool
-	baseT, base float64 // last value (and its time) before the window
+	hasBase bool
+	baseT   int64   // Unix ns of the baseline
+	base    float64 // the last value before the window
 
 	n           int
 	first, last float64
-	lastT       float64
+	lastT       int64
 	dist        metrics.Distribution // gauges only
 	mean, m2    float64              // Welford's running moments (gauges)
 }
@@ -167,23 +168,23 @@ func (a *GPUStats) place(src *gpuSource, s Sample) {
 			}
 			fs := &g.fields[i]
 			if before {
-				fs.baseline(float64(t), f.Value)
+				fs.baseline(t, f.Value)
 			} else {
-				fs.add(float64(t), f.Value, gpuFields[i].Counter)
+				fs.add(t, f.Value, gpuFields[i].Counter)
 			}
 		}
 	}
 }
 
 // baseline keeps the latest value before the window.
-func (fs *fieldStats) baseline(t, v float64) {
+func (fs *fieldStats) baseline(t int64, v float64) {
 	if !fs.hasBase || t >= fs.baseT {
 		fs.hasBase, fs.baseT, fs.base = true, t, v
 	}
 }
 
 // add adds a value in the window.
-func (fs *fieldStats) add(t, v float64, counter bool) {
+func (fs *fieldStats) add(t int64, v float64, counter bool) {
 	fs.n++
 	if fs.n == 1 {
 		fs.first = v
