@@ -126,9 +126,7 @@ func openMetricsToText(body []byte) []byte {
 			}
 		case strings.HasPrefix(line, "#"):
 		default:
-			if i := strings.Index(line, " # "); i >= 0 {
-				line = line[:i] // an exemplar
-			}
+			line = cutExemplar(line)
 			if name, _, _ := strings.Cut(line, "{"); len(f) > 0 && strings.HasSuffix(strings.Fields(name + " x")[0], "_created") {
 				continue
 			}
@@ -137,6 +135,27 @@ func openMetricsToText(body []byte) []byte {
 		out.WriteByte('\n')
 	}
 	return out.Bytes()
+}
+
+// cutExemplar returns a sample line without its OpenMetrics exemplar
+// (" # {labels} value [timestamp]"). A "#" inside a quoted label value or
+// name is not one.
+func cutExemplar(line string) string {
+	quoted, escaped := false, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case escaped:
+			escaped = false
+		case quoted && c == '\\':
+			escaped = true
+		case c == '"':
+			quoted = !quoted
+		case !quoted && c == '#' && i > 0 && line[i-1] == ' ':
+			return strings.TrimRight(line[:i], " ")
+		}
+	}
+	return line
 }
 
 // MetricsURL normalises a server metrics address as AIPerf does: a scheme
