@@ -20,6 +20,9 @@ TOKDIR  := $(shell ./scripts/tokenizers.sh dir)
 TOKLIB  := $(TOKDIR)/libtokenizers.a
 export CGO_LDFLAGS := -L$(TOKDIR) $(CGO_LDFLAGS)
 export GOFLAGS := $(GOFLAGS) -tags=$(TAGS)
+# go-nvml (GPU telemetry) is cgo; its header marks ~100 functions deprecated.
+# CGO_CFLAGS replaces Go's default (-O2 -g), so that is restated.
+export CGO_CFLAGS := $(or $(CGO_CFLAGS),-O2 -g) -Wno-deprecated-declarations
 # The tokenizer tests compare our token ids with independent ones, fetched and computed once
 # by the tokenizer-testdata target, and must not skip under make.
 TOKTEST = AIPERF_TEST_TOKENIZER_DATA=$$(./scripts/tokenizers.sh testdata) AIPERF_TEST_REQUIRE_TOKENIZERS=1 AIPERF_TEST_REQUIRE_FFMPEG=1

@@ -75,6 +75,8 @@ type artifacts struct {
 	spool string
 
 	records, raw *recordStream
+	// extra are the telemetry streams, composed like the records.
+	extra []*recordStream
 	rawEnc       *json.Encoder
 	recW         *export.RecordWriter
 	logFile      *os.File
@@ -113,7 +115,7 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock, stores
 		return nil, fmt.Errorf("spool: %w", err)
 	}
 	open := func(name, dir string) (*recordStream, error) {
-		st, err := a.run.NewStream(dir, sink.StreamOptions{Interval: cfg.SegmentInterval, Records: cfg.SegmentRecords, SpoolDir: a.spool})
+		st, err := a.run.NewStream(dir, a.streamOptions())
 		if err != nil {
 			return nil, err
 		}
@@ -140,6 +142,23 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock, stores
 		a.rawEnc.SetEscapeHTML(false)
 	}
 	return a, nil
+}
+
+// streamOptions are the segment settings of every stream of the run.
+func (a *artifacts) streamOptions() sink.StreamOptions {
+	return sink.StreamOptions{Interval: a.cfg.SegmentInterval, Records: a.cfg.SegmentRecords, SpoolDir: a.spool}
+}
+
+// openStream starts one more JSONL stream of the run (telemetry), whose
+// segments go under dir/ and are composed into name by finish.
+func (a *artifacts) openStream(name, dir string) (*recordStream, error) {
+	st, err := a.run.NewStream(dir, a.streamOptions())
+	if err != nil {
+		return nil, err
+	}
+	rs := &recordStream{name: name, stream: st}
+	a.extra = append(a.extra, rs)
+	return rs, nil
 }
 
 // logHandler returns a handler writing the run's log to a file in the

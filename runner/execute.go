@@ -37,6 +37,13 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		return nil, err
 	}
 	r.log.Info("inputs ready", "conversations", len(r.convs), "prepared_in", time.Since(r.clock.Origin()).Round(time.Millisecond))
+	identityHeader := r.sender.header.Clone()
+	identityHeader.Del("Content-Type")
+	tel, err := r.startTelemetry(ctx, arts, identityHeader)
+	if err != nil {
+		return nil, err
+	}
+	r.tel = tel
 
 	acc := metrics.NewAccumulator(r.mcfg)
 	var live counters
@@ -88,6 +95,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	// scheduled sends.
 	runtime.GC()
 	r.runPhases(phases, &late)
+	telRes, telErr := tel.finish(ctx, r.clock.Now())
 	res.Dropped = int(dropped.Load())
 	interrupted := ctx.Err() != nil
 	prog.stop()
@@ -96,6 +104,9 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	res.LatenessNS = late.values
 	if sinkErr != nil {
 		return nil, sinkErr
+	}
+	if telErr != nil {
+		return nil, fmt.Errorf("telemetry: %w", telErr)
 	}
 	if res.Backpressure > 0 {
 		r.log.Warn("record processing fell behind; senders waited for the record queue", "times", res.Backpressure)
@@ -133,6 +144,11 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	}
 	info := r.runInfo(ep, res.Summary, specs, interrupted)
 	info.Validity = res.Validity
+	if telRes != nil {
+		if err := r.writeTelemetry(ctx, arts, telRes, manifest, info); err != nil {
+			return res, err
+		}
+	}
 	res.Files, err = arts.finish(ctx, res.Summary, info, r.opts.Stdout, manifest)
 	if err != nil {
 		return res, err
@@ -165,6 +181,9 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, l
 		live.failed.Store(0)
 		live.started.Store(r.clock.Now())
 		live.deadline.Store(int64(spec.duration))
+		if spec.phase == record.PhaseProfiling {
+			r.tel.profilingStarted(live.started.Load())
+		}
 		if spec.duration > 0 && spec.grace >= 0 {
 			grace = time.AfterFunc(spec.duration+spec.grace, func() { cancel(errGraceExpired) })
 		}

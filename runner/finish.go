@@ -28,12 +28,14 @@ func (a *artifacts) finish(ctx context.Context, s *metrics.Summary, info *export
 	out := Artifacts{RunID: a.run.ID, Location: a.run.Location()}
 	var errs []error
 	var delivery []sink.StreamStats
-	for _, rs := range []*recordStream{a.records, a.raw} {
+	for i, rs := range append([]*recordStream{a.records, a.raw}, a.extra...) {
 		if rs == nil {
 			continue
 		}
 		segs, stats, err := rs.stream.Close(ctx)
-		delivery = append(delivery, stats)
+		if i < 2 {
+			delivery = append(delivery, stats)
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -110,7 +112,7 @@ func (a *artifacts) linkLatest(out Artifacts) error {
 	for _, o := range a.run.Objects() {
 		// Every other file of the run (timeslices, …), but not the record
 		// segments or the manifest.
-		if !slices.Contains(names, o.Name) && !strings.HasPrefix(o.Name, "records/") && o.Name != sink.ManifestName {
+		if !slices.Contains(names, o.Name) && !strings.HasPrefix(o.Name, "records/") && !strings.HasPrefix(o.Name, "telemetry/") && o.Name != sink.ManifestName {
 			names = append(names, o.Name)
 		}
 	}

@@ -103,6 +103,8 @@ type run struct {
 	sampleMu sync.Mutex // guards sampler, shared by overlapping phases
 	seed     uint64
 	mcfg     *metrics.Config
+	// tel owns the run's telemetry; nil before it starts.
+	tel *telemetryRun
 }
 
 // Run executes the benchmark described by cfg (already validated) and writes

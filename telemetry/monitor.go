@@ -63,7 +63,8 @@ type poller struct {
 
 // Start polls every source until Close, calling consume with each sample
 // on one goroutine, in the order samples were queued. A source's first
-// collection happens at once. consume must not block for long: the queue
+// collection happens one interval after Start (call CollectNow for one at
+// once, e.g. a baseline). consume must not block for long: the queue
 // in front of it is bounded, and samples that do not fit are dropped and
 // counted in the source's health.
 func Start(ctx context.Context, sources []Source, consume func(Sample), opts Options) *Monitor {
@@ -99,8 +100,8 @@ func (p *poller) loop(ctx context.Context, m *Monitor) {
 	if interval <= 0 {
 		interval = time.Second
 	}
-	next := time.Now()
-	timer := time.NewTimer(0)
+	next := time.Now().Add(interval)
+	timer := time.NewTimer(interval)
 	defer timer.Stop()
 	for {
 		select {

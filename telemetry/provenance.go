@@ -154,6 +154,8 @@ func (s *Server) identify(fams map[string]*dto.MetricFamily) {
 	prefix := metricPrefix(fams)
 	header := strings.ToLower(s.Header)
 	switch {
+	case strings.HasPrefix(header, "aiperf-mock"):
+		s.Software = "aiperf-mock" // it speaks vLLM's metrics too
 	case prefix == "vllm" || owner == "vllm":
 		s.Software = "vllm"
 	case prefix == "sglang" || owner == "sglang":
@@ -164,8 +166,6 @@ func (s *Server) identify(fams map[string]*dto.MetricFamily) {
 		s.Software = "tgi"
 	case prefix == "trtllm" || strings.Contains(header, "trt"):
 		s.Software = "trtllm"
-	case strings.HasPrefix(header, "aiperf-mock"):
-		s.Software = "aiperf-mock"
 	case s.Answers["/props"] != nil:
 		s.Software = "llama.cpp"
 	case s.Answers["/info"] != nil:

@@ -1,0 +1,65 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/aiperf-go/aiperf/export"
+	"github.com/aiperf-go/aiperf/sink"
+	"github.com/aiperf-go/aiperf/telemetry"
+)
+
+// manifestTelemetry is the manifest's telemetry field.
+type manifestTelemetry struct {
+	// Sources is every configured source's health, reachable or not.
+	Sources []telemetry.Health `json:"sources"`
+	// GPUCount is the number of distinct GPUs seen (0 without GPU
+	// telemetry).
+	GPUCount int `json:"gpu_count"`
+}
+
+// writeTelemetry stores the server metrics files asked for by
+// --server-metrics-formats (server_metrics_export.jsonl, the raw scrapes, is
+// always composed from its stream), and hands the telemetry to the summary
+// (info) and the manifest.
+func (r *run) writeTelemetry(ctx context.Context, arts *artifacts, res *telemetryResult, m *sink.Manifest, info *export.RunInfo) error {
+	m.Server = res.Identity
+	gpuCount := 0
+	if res.GPU != nil {
+		gpuCount = res.GPU.GPUCount()
+		info.GPUTelemetry = res.GPU
+	}
+	if len(res.Health) > 0 {
+		m.Telemetry = manifestTelemetry{Sources: res.Health, GPUCount: gpuCount}
+	}
+	info.TelemetryHealth = res.Health
+	info.ShowGPUTelemetry = r.cfg.ShowGPUTelemetry()
+	if res.Server == nil || !res.Server.HasData() {
+		return nil
+	}
+	// Stored after an interrupt too, as the records are (see finish).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.UploadGrace)
+	defer cancel()
+	var errs []error
+	put := func(name string, write func(io.Writer) error) {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			return
+		}
+		errs = append(errs, arts.run.Put(ctx, name, b.Bytes()))
+	}
+	for _, name := range export.ServerMetricsFiles(r.cfg.ServerMetricsFormats) {
+		switch name {
+		case export.ServerMetricsJSONFile:
+			put(name, func(w io.Writer) error { return export.WriteServerMetricsJSON(w, res.Server, info) })
+		case export.ServerMetricsCSVFile:
+			put(name, func(w io.Writer) error { return export.WriteServerMetricsCSV(w, res.Server, info) })
+		}
+	}
+	put(export.ServerMetricsMetadataFile, func(w io.Writer) error { return export.WriteServerMetricsMetadata(w, res.Server) })
+	return errors.Join(errs...)
+}
