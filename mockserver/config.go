@@ -104,7 +104,8 @@ type Config struct {
 
 	// Seed seeds the latency and fault random numbers. Request i (in
 	// arrival order) draws from a generator seeded with (Seed, i), so runs
-	// with the same Seed and arrival order are identical.
+	// with the same Seed and arrival order are identical. It also derives
+	// the fake GPUs' UUIDs.
 	Seed uint64
 
 	// Version is the mock's version, sent in the Server response header

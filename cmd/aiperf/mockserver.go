@@ -54,14 +54,25 @@ func newMockServerCommand(stdout, stderr io.Writer) *ff.Command {
 	fs.Float64Var(&f.cfg.StallRate, 0, "stall-rate", 0, "fraction of requests that stall for --stall-duration, in [0,1]")
 	fs.Float64Var(&f.stallDuration, 0, "stall-duration", float64(mockserver.DefaultStallDuration/time.Millisecond), "length of an injected stall (ms)")
 	fs.Float64Var(&f.cfg.MalformedRate, 0, "malformed-rate", 0, "fraction of requests that get one malformed event, in [0,1]")
-	fs.Uint64Var(&f.cfg.Seed, 0, "seed", 0, "seed for latency and fault randomness")
+	fs.Uint64Var(&f.cfg.Seed, 0, "seed", 0, "seed for latency and fault randomness and the fake GPUs' UUIDs")
 	fs.BoolVar(&f.cfg.RecordTimelines, 0, "record-timelines", "keep per-request event times, served at GET /debug/timeline/{x-request-id}")
+	fs.IntVar(&f.cfg.MaxNumSeqs, 0, "max-num-seqs", mockserver.DefaultMaxNumSeqs, "requests the simulated engine runs at once; the rest count as waiting in vllm:num_requests_waiting")
+	fs.IntVar(&f.cfg.BlockSize, 0, "block-size", mockserver.DefaultBlockSize, "tokens per simulated KV-cache block")
+	fs.IntVar(&f.cfg.NumGPUBlocks, 0, "num-gpu-blocks", mockserver.DefaultNumGPUBlocks, "simulated KV-cache capacity in blocks (vllm:kv_cache_usage_perc is blocks held over this)")
+	fs.IntVar(&f.cfg.MaxModelLen, 0, "max-model-len", mockserver.DefaultMaxModelLen, "largest bucket bound of the vllm:request_*_tokens histograms")
+	fs.IntVar(&f.cfg.FakeGPUs, 0, "fake-gpus", 0, "serve DCGM-exporter metrics for this many simulated GPUs at /dcgm/metrics (0: none)")
+	fs.StringVar(&f.cfg.DCGMAddr, 0, "dcgm-address", "", "also serve the fake GPUs' metrics at /metrics on this host:port, like dcgm-exporter (e.g. 127.0.0.1:9401; needs --fake-gpus)")
 	return &ff.Command{
 		Name:      "mock-server",
 		Usage:     "aiperf mock-server [flags]",
 		ShortHelp: "serve an OpenAI-compatible mock of an inference server",
-		LongHelp: "Serves /v1/chat/completions, /v1/completions, /v1/embeddings, /v1/models, /health and /metrics " +
-			"with scripted latency, exact o200k_base token counts and optional fault injection, until interrupted.",
+		LongHelp: "Serves /v1/chat/completions, /v1/completions, /v1/embeddings, /v1/models, /version, /health and /metrics " +
+			"with scripted latency, exact o200k_base token counts and optional fault injection, until interrupted. " +
+			"Every response carries \"Server: aiperf-mock/VERSION\". /metrics has the mock's own mock_* metrics and " +
+			"vLLM's vllm:* metrics (running and waiting requests, KV-cache usage, token counters, TTFT, inter-token " +
+			"and end-to-end latency histograms) of a simulated engine driven by the actual load. With --fake-gpus N, " +
+			"/dcgm/metrics (and /metrics on --dcgm-address) serves dcgm-exporter's DCGM_FI_* metrics for N simulated " +
+			"H100 GPUs whose power, utilisation and energy follow the load.",
 		Flags: fs,
 		Exec:  f.exec,
 	}
@@ -77,6 +88,7 @@ func (f *mockServerFlags) exec(ctx context.Context, args []string) error {
 	}
 	cfg := f.cfg
 	cfg.Addr = net.JoinHostPort(f.host, strconv.Itoa(f.port))
+	cfg.Version = Version
 	cfg.TTFT, cfg.TTFTStddev = ms(f.ttft), ms(f.ttftStddev)
 	cfg.ITL, cfg.ITLStddev = ms(f.itl), ms(f.itlStddev)
 	cfg.StallDuration = ms(f.stallDuration)
@@ -93,6 +105,9 @@ func (f *mockServerFlags) exec(ctx context.Context, args []string) error {
 		return fmt.Errorf("mock server: %w", err)
 	}
 	fmt.Fprintf(f.stdout, "mock server listening on %s\n", srv.URL())
+	if addr := srv.DCGMAddr(); addr != "" {
+		fmt.Fprintf(f.stdout, "fake DCGM exporter (%d GPUs) listening on http://%s/metrics\n", cfg.FakeGPUs, addr)
+	}
 	<-ctx.Done()
 	if err := srv.Close(); err != nil {
 		return fmt.Errorf("mock server: %w", err)
