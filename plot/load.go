@@ -31,7 +31,12 @@ func loadInteractivity(ctx context.Context, db *sql.DB, runIDs []string, group g
 // loadPointsX is loadPoints with X given by the SQL expression xSQL over
 // run_summary and each point's Group by group.
 func loadPointsX(ctx context.Context, db *sql.DB, runIDs []string, xSQL string, group groupSQL) ([]Point, error) {
-	q := `SELECT run_id, coalesce(` + group.expr + `, ''), ` + xSQL + `, output_token_throughput
+	return loadPointsXY(ctx, db, runIDs, xSQL, `output_token_throughput`, group)
+}
+
+// loadPointsXY is loadPointsX with Y given by the SQL expression ySQL.
+func loadPointsXY(ctx context.Context, db *sql.DB, runIDs []string, xSQL, ySQL string, group groupSQL) ([]Point, error) {
+	q := `SELECT run_id, coalesce(` + group.expr + `, ''), ` + xSQL + `, ` + ySQL + `
 		FROM run_summary `
 	args := append([]any(nil), group.args...)
 	if len(runIDs) == 0 {

@@ -5,11 +5,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	gonumplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -32,9 +32,13 @@ const (
 // cover the named runs, or the newest complete run. report.html is one
 // self-contained page holding every SVG inline. A chart without data (TTFT
 // of a non-streaming run, no run with a summary) is left out and noted in
-// the page. A named run missing from db is ErrRunNotFound; an invalid
-// o.GroupBy is ErrGroupBy. Render blocks until everything is written; files
-// already in dir are overwritten.
+// the page. When runs record their GPU count (runs.gpu_count), the Pareto
+// section adds AIPerf's throughput-per-GPU charts against request latency
+// and against per-user throughput (pareto-throughput-per-gpu-vs-latency.*,
+// pareto-throughput-per-gpu-vs-interactivity.*); a run with GPU telemetry
+// adds <run>-gpu.* (GPUOverTime). A named run missing from db is
+// ErrRunNotFound; an invalid o.GroupBy is ErrGroupBy. Render blocks until
+// everything is written; files already in dir are overwritten.
 func Render(ctx context.Context, db *sql.DB, dir string, runIDs []string, o Options) ([]string, error) {
 	group, err := o.groupSQL()
 	if err != nil {
@@ -72,6 +76,9 @@ func Render(ctx context.Context, db *sql.DB, dir string, runIDs []string, o Opti
 		}
 		p, err = pareto(inter, "output token throughput per user p50 (tokens/s/user)", paretoY, FrontierMax(inter), false, o.missingGroup())
 		w.add(&front, "pareto-interactivity", "Throughput vs per-user throughput", p, err)
+		if err := w.addPerGPUCharts(ctx, db, &front, runIDs, group, o.missingGroup()); err != nil {
+			return w.paths, err
+		}
 	}
 	rep.Sections = append(rep.Sections, front)
 
@@ -93,6 +100,9 @@ func Render(ctx context.Context, db *sql.DB, dir string, runIDs []string, o Opti
 		w.add(&s, base+"-latency-over-time", "Request latency over time", p, err)
 		p, err = ThroughputOverTime(id, reqs, 0)
 		w.add(&s, base+"-throughput", "Output token throughput over time", p, err)
+		if err := w.addGPUChart(ctx, db, &s, id, base, reqs); err != nil {
+			return w.paths, err
+		}
 		p, err = ISLvsOSL(id, reqs)
 		w.add(&s, base+"-isl-osl", "ISL vs OSL", p, err)
 		p, err = LatencyHistogram(id, reqs, 0)
@@ -122,9 +132,15 @@ type writer struct {
 	err   error
 }
 
+// chartDrawer draws a chart in a format: a *gonumplot.Plot, or a Figure
+// of stacked panels.
+type chartDrawer interface {
+	WriterTo(w, h vg.Length, format string) (io.WriterTo, error)
+}
+
 // add saves p as base.png and base.svg and appends it to s; when the chart
 // could not be drawn (perr), it appends perr as a note instead.
-func (w *writer) add(s *section, base, title string, p *gonumplot.Plot, perr error) {
+func (w *writer) add(s *section, base, title string, p chartDrawer, perr error) {
 	if w.err != nil {
 		return
 	}
