@@ -76,7 +76,7 @@ type artifacts struct {
 
 	records, raw *recordStream
 	// extra are the telemetry streams, composed like the records.
-	extra []*recordStream
+	extra        []*recordStream
 	rawEnc       *json.Encoder
 	recW         *export.RecordWriter
 	logFile      *os.File

@@ -201,6 +201,9 @@ func (t *telemetryRun) consume(s telemetry.Sample) {
 	case telemetry.KindGPU:
 		t.gpu.Add(s)
 		for _, g := range s.GPUs {
+			// Stamped on the run's clock, as the records are (when the
+			// answer arrived, as AIPerf stamps it), so SQL can join them.
+			g.TimestampNS = s.TimeNS + s.LatencyNS
 			t.buf = g.AppendJSON(t.buf)
 			t.buf = append(t.buf, '\n')
 		}
