@@ -188,19 +188,21 @@ func (a *ServerMetrics) apply(s Sample) {
 	}
 }
 
-// shadowed reports whether a counter family name (named aname by AIPerf,
-// without _total) collides with another kept family called aname, which
-// then wins (prometheus_client gives both the same name and AIPerf keeps
-// one; which one depends on exposition order, which a parsed map lacks).
+// shadowed reports whether family name (called aname by AIPerf) loses its
+// name to a counter: prometheus_client calls the counter x_total "x", like
+// the gauge x (go_memstats_alloc_bytes and go_memstats_alloc_bytes_total),
+// and AIPerf keeps the family that comes later in the exposition, which in
+// the name-sorted expositions of Go's client is the counter. A parsed map
+// has no order, so the counter always wins here.
 func shadowed(fams map[string]*dto.MetricFamily, name, aname string) bool {
-	if name == aname {
+	if name != aname {
+		return false // name is the counter
+	}
+	other, ok := fams[name+"_total"]
+	if !ok || other.GetType() != dto.MetricType_COUNTER {
 		return false
 	}
-	other, ok := fams[aname]
-	if !ok {
-		return false
-	}
-	_, _, keep := familyView(aname, other)
+	_, _, keep := familyView(name+"_total", other)
 	return keep
 }
 

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -312,5 +313,28 @@ u 3
 	}
 	if got := len(names); got != 2 || names[0] != "a:counter" || names[1] != "u:unknown" {
 		t.Errorf("metrics %v, want [a:counter u:unknown]", names)
+	}
+}
+
+// TestServerNameCollision: prometheus_client names the counter x_total "x",
+// like the gauge x; AIPerf keeps the one later in the exposition, which in
+// Go's name-sorted expositions is the counter, and so do we (in the stats
+// and in the raw record alike).
+func TestServerNameCollision(t *testing.T) {
+	acc := NewServerMetrics(ServerMetricsOptions{})
+	acc.Start(t0)
+	for i, v := range []float64{100, 150} {
+		s := serverSample(ep1, t0+int64(i)*sec, gaugeFam("go_memstats_alloc_bytes", 7), counterFam("go_memstats_alloc_bytes_total", v))
+		acc.Add(s)
+		if i == 1 {
+			rec := string(AppendServerRecord(nil, s))
+			if !strings.Contains(rec, `"go_memstats_alloc_bytes":[{"value":150.0}]`) || strings.Contains(rec, "7.0") {
+				t.Errorf("record %s", rec)
+			}
+		}
+	}
+	m := acc.Summary().Endpoints[0].Metrics
+	if len(m) != 1 || m[0].Type != TypeCounter || m[0].Series[0].Counter.Total != 50 {
+		t.Errorf("metrics %+v", m)
 	}
 }
