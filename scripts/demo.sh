@@ -7,7 +7,7 @@ BIN=${BIN:-./bin/aiperf}
 PORT=${PORT:-18080}
 OUT=${OUT:-artifacts/demo}
 
-"$BIN" mock-server --port "$PORT" --ttft 20 --itl 4 --output-tokens 64 >/tmp/aiperf-demo-mock.log 2>&1 &
+"$BIN" mock-server --port "$PORT" --ttft 20 --itl 4 --output-tokens 64 --fake-gpus 2 >/tmp/aiperf-demo-mock.log 2>&1 &
 MOCK=$!
 trap 'kill $MOCK 2>/dev/null; wait $MOCK 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do
@@ -25,6 +25,7 @@ rm -rf "$OUT" "$OUT.duckdb"
   --request-count 200 \
   --isl 128 --osl 64 \
   --random-seed 42 \
+  --gpu-telemetry "http://127.0.0.1:$PORT/dcgm/metrics" \
   --artifact-dir "$OUT"
 
 echo
