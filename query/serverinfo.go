@@ -107,70 +107,67 @@ func updateProvenance(ctx context.Context, tx *sql.Tx, runID string, p *provenan
 }
 
 // parseMetricTypes returns the type of every metric that a
-// server_metrics_export.json names ({"metrics": {name: {"type": …}}}), or
-// nil when the document cannot be read: types are then derived.
+// server_metrics_export.json names ({"metrics": {name: {"type": …}}}) or
+// a server_metrics_metadata.json ({"endpoints": {url: {"metric_schemas":
+// {name: {"type": …}}}}}), or nil when the document cannot be read: types
+// are then derived.
 func parseMetricTypes(data []byte) map[string]uint8 {
 	var s jsonScanner
 	s.reset(data)
-	if s.ws() != '{' {
+	s.ws()
+	types := map[string]uint8{}
+	err := members(&s, func(key []byte) error {
+		switch string(key) {
+		case "metrics": // the export
+			return metricTypes(&s, types)
+		case "endpoints": // the metadata
+			return members(&s, func([]byte) error {
+				return members(&s, func(key []byte) error {
+					if string(key) != "metric_schemas" {
+						return s.skip(0)
+					}
+					return metricTypes(&s, types)
+				})
+			})
+		}
+		return s.skip(0)
+	})
+	if err != nil {
 		return nil
 	}
-	s.pos++
-	types := map[string]uint8{}
-	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
-		if err != nil {
-			return nil
-		}
-		if !ok {
-			return types
-		}
-		if string(key) != "metrics" {
-			if s.skip(0) != nil {
-				return nil
-			}
-			continue
-		}
-		if ok, err := s.objectOrNull(); err != nil {
-			return nil
-		} else if ok && metricTypes(&s, types) != nil {
-			return nil
-		}
-	}
+	return types
 }
 
-// metricTypes reads the members of the metrics object into types.
-func metricTypes(s *jsonScanner, types map[string]uint8) error {
+// members reads the object (or null) at the scanner, calling member with
+// each key, positioned at its value, which member must read.
+func members(s *jsonScanner, member func(key []byte) error) error {
+	if ok, err := s.objectOrNull(); !ok || err != nil {
+		return err
+	}
 	for first := true; ; first = false {
 		key, ok, err := s.nextKey(first)
 		if err != nil || !ok {
 			return err
 		}
-		name := string(key)
-		if ok, err := s.objectOrNull(); err != nil {
+		if err := member(key); err != nil {
 			return err
-		} else if !ok {
-			continue
-		}
-		for first := true; ; first = false {
-			k, ok, err := s.nextKey(first)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				break
-			}
-			if string(k) != "type" || s.peek() != '"' {
-				if err := s.skip(0); err != nil {
-					return err
-				}
-				continue
-			}
-			t, err := s.str()
-			if err != nil {
-				return err
-			}
-			types[name] = parseMetricType(string(t))
 		}
 	}
+}
+
+// metricTypes reads an object of metric descriptions by name into types.
+func metricTypes(s *jsonScanner, types map[string]uint8) error {
+	return members(s, func(key []byte) error {
+		name := string(key)
+		return members(s, func(k []byte) error {
+			if string(k) != "type" || s.peek() != '"' {
+				return s.skip(0)
+			}
+			t, err := s.str()
+			if err == nil {
+				types[name] = parseMetricType(string(t))
+			}
+			return err
+		})
+	})
 }

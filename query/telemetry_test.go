@@ -114,11 +114,12 @@ type scannedServerRow struct {
 func TestIngestServerMetrics(t *testing.T) {
 	db := ingestTelemetryStore(t)
 	types := map[string]string{ // the finished run's server_metrics_export.json
-		"go_gc_duration_seconds": "summary", "process_resident_memory_bytes": "gauge", "vllm:generation_tokens_total": "counter",
+		"go_gc_duration_seconds": "summary", "process_resident_memory_bytes": "gauge", "vllm:generation_tokens": "counter",
 		"vllm:kv_cache_usage_perc": "gauge", "vllm:num_requests_running": "gauge", "vllm:num_requests_waiting": "gauge",
 		"vllm:time_to_first_token_seconds": "histogram",
 		// the killed run's: a type in the record, a _total suffix, a gauge, a histogram
-		"tgi_request_count": "counter", "vllm:gpu_cache_usage_perc": "gauge", "vllm:e2e_request_latency_seconds": "histogram",
+		"tgi_request_count": "counter", "vllm:generation_tokens_total": "counter", "vllm:gpu_cache_usage_perc": "gauge",
+		"vllm:e2e_request_latency_seconds": "histogram",
 	}
 	for run, pattern := range map[string]string{telemetryRun: telemetryRun + "/server_metrics_export.jsonl", segmentsRun: segmentsRun + "/telemetry/server/*.jsonl"} {
 		var want []refServerRow
@@ -337,6 +338,13 @@ func TestParseMetricTypes(t *testing.T) {
 	want := map[string]uint8{"a": typeCounter, "b": typeUntyped, "d": typeHistogram}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("types %v, want %v", got, want)
+	}
+	// aiperf-go's server_metrics_metadata.json
+	got = parseMetricTypes([]byte(`{"endpoints":{"http://h/metrics":{"endpoint_url":"http://h/metrics",
+		"metric_schemas":{"vllm:prompt_tokens":{"type":"counter","help":"h","unique_label_values":{"a":["b"]}},"g":{"type":"gauge"}}}}}`))
+	want = map[string]uint8{"vllm:prompt_tokens": typeCounter, "g": typeGauge}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("metadata types %v, want %v", got, want)
 	}
 	if got := parseMetricTypes([]byte(`{"metrics":[`)); got != nil {
 		t.Errorf("broken document gave %v", got)

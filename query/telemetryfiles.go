@@ -21,14 +21,16 @@ const (
 	gpuTelemetryFile      = "gpu_telemetry_export.jsonl"
 	serverMetricsFile     = "server_metrics_export.jsonl"
 	serverMetricsJSONFile = "server_metrics_export.json"
+	serverMetadataFile    = "server_metrics_metadata.json"
 	gpuSegments           = "telemetry/gpu"
 	serverSegments        = "telemetry/server"
 )
 
 // telemetryNames returns the names of a run's GPU telemetry, server
-// metrics and server metrics export, as AIPerf names them under prefix.
+// metrics, and the documents that name server metric types (the export,
+// then aiperf-go's metadata), as AIPerf names them under prefix.
 func telemetryNames(prefix string) (gpu, server, export []string) {
-	gpu, server, export = []string{gpuTelemetryFile}, []string{serverMetricsFile}, []string{serverMetricsJSONFile}
+	gpu, server, export = []string{gpuTelemetryFile}, []string{serverMetricsFile}, []string{serverMetricsJSONFile, serverMetadataFile}
 	if prefix != "" {
 		gpu = append([]string{prefix + "_gpu_telemetry.jsonl"}, gpu...)
 		server = append([]string{prefix + "_server_metrics.jsonl"}, server...)
@@ -91,11 +93,10 @@ func planStoredTelemetry(ctx context.Context, store *sink.Store, sr *storedRun, 
 	}
 	if len(p.telemetry.server) > 0 {
 		for _, n := range exportNames {
-			if _, ok := sr.objects[n]; ok {
+			if _, ok := sr.objects[n]; ok && p.telemetry.types == nil {
 				if data, err := store.Bucket.ReadAll(ctx, key(n)); err == nil {
 					p.telemetry.types = parseMetricTypes(data)
 				}
-				break
 			}
 		}
 	}
@@ -125,12 +126,14 @@ func planDirTelemetry(dir string, p *loadPlan) error {
 	}
 	if f := pick(serverNames); f != "" {
 		p.telemetry.server = []string{f}
-		if export := pick(exportNames); export != "" {
-			data, err := os.ReadFile(export)
-			if err != nil {
-				return err
+		for _, n := range exportNames {
+			if export := pick([]string{n}); export != "" && p.telemetry.types == nil {
+				data, err := os.ReadFile(export)
+				if err != nil {
+					return err
+				}
+				p.telemetry.types = parseMetricTypes(data)
 			}
-			p.telemetry.types = parseMetricTypes(data)
 		}
 	}
 	if found {

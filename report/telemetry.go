@@ -17,20 +17,21 @@ import (
 // KeyServerMetrics are the server metrics ShowTelemetry lists, in its
 // order, when a run has them: the load, cache, token and latency series
 // of vLLM, SGLang, TGI and llama.cpp (and of the mock server, which
-// speaks vLLM's names).
+// speaks vLLM's names). Counters are named as AIPerf records them,
+// without _total; a metric stored with _total matches too.
 var KeyServerMetrics = []string{
 	"vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc",
-	"vllm:num_preemptions_total", "vllm:prompt_tokens_total", "vllm:generation_tokens_total", "vllm:request_success_total",
-	"vllm:prefix_cache_hits_total", "vllm:prefix_cache_queries_total",
+	"vllm:num_preemptions", "vllm:prompt_tokens", "vllm:generation_tokens", "vllm:request_success",
+	"vllm:prefix_cache_hits", "vllm:prefix_cache_queries",
 	"vllm:time_to_first_token_seconds", "vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds",
 	"vllm:e2e_request_latency_seconds",
 	"sglang:num_running_reqs", "sglang:num_queue_reqs", "sglang:token_usage", "sglang:cache_hit_rate",
-	"sglang:prompt_tokens_total", "sglang:generation_tokens_total", "sglang:time_to_first_token_seconds",
+	"sglang:prompt_tokens", "sglang:generation_tokens", "sglang:time_to_first_token_seconds",
 	"sglang:inter_token_latency_seconds", "sglang:e2e_request_latency_seconds",
 	"tgi_queue_size", "tgi_batch_current_size", "tgi_request_count", "tgi_request_success",
 	"tgi_request_generated_tokens", "tgi_request_queue_duration", "tgi_request_duration",
 	"llamacpp:requests_processing", "llamacpp:requests_deferred", "llamacpp:kv_cache_usage_ratio",
-	"llamacpp:prompt_tokens_total", "llamacpp:tokens_predicted_total", "llamacpp:n_decode_total",
+	"llamacpp:prompt_tokens", "llamacpp:tokens_predicted", "llamacpp:n_decode",
 	"llamacpp:prompt_tokens_seconds", "llamacpp:predicted_tokens_seconds",
 }
 
@@ -141,7 +142,7 @@ func showServer(ctx context.Context, db *sql.DB, w io.Writer, runID string) erro
 
 // writeEndpoint writes one endpoint's heading and table.
 func writeEndpoint(w io.Writer, runID, endpoint, server string, all []serverSeries) error {
-	rank := func(m string) int { return slices.Index(KeyServerMetrics, m) }
+	rank := func(m string) int { return slices.Index(KeyServerMetrics, strings.TrimSuffix(m, "_total")) }
 	var shown []serverSeries
 	for _, s := range all {
 		if rank(s.metric) >= 0 {
@@ -231,7 +232,9 @@ func number(v sql.NullFloat64) string {
 }
 
 // formatNumber formats as AIPerf's GPU telemetry console: two decimals
-// with thousands separators, and scientific notation from a million.
+// with thousands separators, and scientific notation from a million; a
+// fraction below 1 keeps four decimals (a KV-cache ratio, a latency in
+// seconds).
 func formatNumber(v float64) string {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
@@ -239,10 +242,14 @@ func formatNumber(v float64) string {
 	case math.Abs(v) >= 1e6:
 		return strconv.FormatFloat(v, 'e', 2, 64)
 	}
-	s := strconv.FormatFloat(math.Abs(v), 'f', 2, 64)
+	decimals := 2
+	if v != 0 && math.Abs(v) < 0.995 {
+		decimals = 4
+	}
+	s := strconv.FormatFloat(math.Abs(v), 'f', decimals, 64)
 	intPart, frac, _ := strings.Cut(s, ".")
 	var b strings.Builder
-	if v < 0 && s != "0.00" {
+	if v < 0 && strings.Trim(s, "0.") != "" {
 		b.WriteByte('-')
 	}
 	for i, c := range intPart {

@@ -94,7 +94,7 @@ func TestShowTelemetry(t *testing.T) {
 func TestFormatNumber(t *testing.T) {
 	for v, want := range map[float64]string{
 		0: "0.00", 93.6315714: "93.63", 1234567.8: "1.23e+06", 999999.994: "999,999.99", -1234.5: "-1,234.50", 183.455: "183.46",
-		-0.001: "0.00",
+		-0.001: "-0.0010", 0.19: "0.1900", 0.248: "0.2480", -0.00001: "0.0000", 0.996: "1.00",
 	} {
 		if got := formatNumber(v); got != want {
 			t.Errorf("formatNumber(%v) = %q, want %q", v, got, want)

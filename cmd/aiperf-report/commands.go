@@ -125,7 +125,7 @@ func newShowCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 	return &ff.Command{
 		Name:      "show",
 		Usage:     "aiperf-report show RUN_ID",
-		ShortHelp: "print a run's AIPerf console table, computed in SQL from its requests",
+		ShortHelp: "print a run's AIPerf console table, computed in SQL from its requests, and its GPU and server telemetry",
 		Flags:     fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
@@ -140,7 +140,10 @@ func newShowCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 			if err != nil {
 				return err
 			}
-			return export.WriteConsoleExport(rc.stdout, s, info)
+			if err := export.WriteConsoleExport(rc.stdout, s, info); err != nil {
+				return err
+			}
+			return report.ShowTelemetry(ctx, db.SQL(), rc.stdout, args[0])
 		},
 	}
 }
