@@ -70,14 +70,20 @@ func (s *Scraper) Scrape(ctx context.Context) (map[string]*dto.MetricFamily, err
 // created timestamps) is removed first, and counters declared without
 // their _total suffix are renamed to it, which is how the samples are
 // named. Metric families ending in _created are dropped, as AIPerf does.
+// What client libraries write takes a fast path (see fastParse) that builds
+// the same families as expfmt's parser; the families' strings then share
+// one buffer, so keep copies, not the strings, of anything held long.
 func ParseExposition(body []byte) (map[string]*dto.MetricFamily, error) {
 	if isOpenMetrics(body) {
 		body = openMetricsToText(body)
 	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("parse exposition: %w", err)
+	fams, ok := fastParse(body)
+	if !ok {
+		p := expfmt.NewTextParser(model.UTF8Validation)
+		var err error
+		if fams, err = p.TextToMetricFamilies(bytes.NewReader(body)); err != nil {
+			return nil, fmt.Errorf("parse exposition: %w", err)
+		}
 	}
 	for name := range fams {
 		if strings.HasSuffix(name, "_created") {

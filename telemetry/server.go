@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"hash/maphash"
+	"strings"
 	"sync"
 	"time"
 
@@ -233,7 +234,8 @@ func newSeries(typ MetricType, labels []*dto.LabelPair, m *dto.Metric, sliceNS i
 	if len(labels) > 0 {
 		s.labels = make([]Label, len(labels))
 		for i, l := range labels {
-			s.labels[i] = Label{Name: l.GetName(), Value: l.GetValue()}
+			// Copies: a scrape's strings share one buffer, kept alive by any of them.
+			s.labels[i] = Label{Name: strings.Clone(l.GetName()), Value: strings.Clone(l.GetValue())}
 		}
 	}
 	switch typ {

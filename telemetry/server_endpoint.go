@@ -37,7 +37,8 @@ func newEndpointState(url string) *endpointState {
 func (ep *endpointState) family(name, typ, help string) *familyState {
 	fs := ep.families[name]
 	if fs == nil {
-		fs = &familyState{name: name, typ: typ, help: help, series: map[string]*seriesState{}}
+		name = strings.Clone(name) // a scrape's strings share one buffer
+		fs = &familyState{name: name, typ: typ, help: strings.Clone(help), series: map[string]*seriesState{}}
 		ep.families[name] = fs
 	}
 	return fs
@@ -156,10 +157,10 @@ func (fs *familyState) noteLabels(labels []*dto.LabelPair, maxValues int) {
 		seen := fs.labelValues[l.GetName()]
 		if seen == nil {
 			seen = map[string]struct{}{}
-			fs.labelValues[l.GetName()] = seen
+			fs.labelValues[strings.Clone(l.GetName())] = seen
 		}
-		if len(seen) < maxValues {
-			seen[l.GetValue()] = struct{}{}
+		if _, ok := seen[l.GetValue()]; !ok && len(seen) < maxValues {
+			seen[strings.Clone(l.GetValue())] = struct{}{}
 		}
 	}
 }
