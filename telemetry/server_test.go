@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -337,4 +338,57 @@ func TestServerNameCollision(t *testing.T) {
 	if len(m) != 1 || m[0].Type != TypeCounter || m[0].Series[0].Counter.Total != 50 {
 		t.Errorf("metrics %+v", m)
 	}
+}
+
+// TestServerMemoryBounded: a long run (20,000 scrapes, half an hour at
+// 0.1 s) leaves every series' state bounded: a continuous gauge keeps at most
+// its 0.2% bins, a histogram's learned means stop at exactMeans per bucket,
+// counters keep a few numbers; and the percentiles stay within 0.1% of the
+// exact ones.
+func TestServerMemoryBounded(t *testing.T) {
+	acc := NewServerMetrics(ServerMetricsOptions{})
+	acc.Start(t0)
+	bounds := []float64{0.1, 0.5, math.Inf(1)}
+	var exact []float64
+	x := uint64(1)
+	for i := range 20_000 {
+		x = x*6364136223846793005 + 1442695040888963407
+		v := 0.5 + float64(x>>11)/float64(1<<53) // continuous, in [0.5, 1.5)
+		exact = append(exact, v)
+		n := float64(i)
+		acc.Add(serverSample(ep1, t0+int64(i)*sec/10,
+			gaugeFam("g", v), counterFam("c_total", n),
+			histFam("h", bounds, []float64{0, n, n}, 0.3*n, n)))
+	}
+	eps := acc.endpoints[0]
+	for _, f := range eps.families {
+		for _, s := range f.series {
+			switch {
+			case s.gauge != nil:
+				if !s.gauge.binned || len(s.gauge.values) > 560 { // ln(3)/ln(1.002) ≈ 550 bins at most
+					t.Errorf("gauge keeps %d values (binned %v)", len(s.gauge.values), s.gauge.binned)
+				}
+			case s.hist != nil:
+				for i, b := range s.hist.learn {
+					if len(b.means) > exactMeans {
+						t.Errorf("bucket %d keeps %d means", i, len(b.means))
+					}
+				}
+			}
+		}
+	}
+	g := only(t, acc.Summary(), 0, "g").Gauge
+	for i, q := range histogramPercentiles {
+		want := metricsPercentile(exact, q)
+		if math.Abs(g.P[i]-want) > 0.001*want {
+			t.Errorf("p%v = %v, exact %v", q, g.P[i], want)
+		}
+	}
+}
+
+// metricsPercentile is numpy's linear percentile of values.
+func metricsPercentile(values []float64, p float64) float64 {
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	return rankPercentile(int64(len(sorted)), p, func(r int64) float64 { return sorted[r] })
 }
