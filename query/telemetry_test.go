@@ -350,3 +350,31 @@ func TestParseMetricTypes(t *testing.T) {
 		t.Errorf("broken document gave %v", got)
 	}
 }
+
+// TestServerMapsExact: bucket bounds and counts load exactly (shortest
+// round-trip text in between), in order, a null count as NULL, an empty
+// map as an empty map.
+func TestServerMapsExact(t *testing.T) {
+	dir := t.TempDir()
+	seg := filepath.Join(dir, "runs", segmentsRun, "telemetry", "server", "000001.jsonl")
+	if err := os.MkdirAll(filepath.Dir(seg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	line := `{"timestamp_ns":1,"metrics":{"h":[{"buckets":{"0.30000000000000004":1e-7,"5e-324":2,"1.7976931348623157e308":3,"+Inf":null},` +
+		`"summary":{},"sum":0.1,"count":3}]}}` + "\n"
+	if err := os.WriteFile(seg, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := openTestDB(t)
+	if _, err := db.Ingest(context.Background(), "", openStore(t, dir)); err != nil {
+		t.Fatal(err)
+	}
+	var buckets, quantiles any
+	if err := db.SQL().QueryRow(`SELECT buckets, quantiles FROM server_metrics`).Scan(&buckets, &quantiles); err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]float64{{0.30000000000000004, 1e-7}, {5e-324, 2}, {math.MaxFloat64, 3}, {math.Inf(1), math.NaN()}}
+	if !sameMap(buckets, want) || !sameMap(quantiles, [][2]float64{}) {
+		t.Errorf("buckets %v, quantiles %v", buckets, quantiles)
+	}
+}

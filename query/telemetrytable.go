@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,9 +40,27 @@ var gpuTableColumnNames = func() []string {
 }()
 
 // serverTableColumnNames are the server table function's columns by
-// srvCol*; type_index indexes ServerMetricTypes.
+// srvCol*; type_index indexes ServerMetricTypes. A map column travels as
+// two texts, its keys and its values, each a comma-separated list that
+// the INSERT splits and casts (pairColumns): setting a MAP value through
+// the driver boxes every entry, which made the maps of a vLLM scrape
+// cost more than all the rest of it.
 var serverTableColumnNames = []string{"timestamp_ns", "endpoint_latency_ns", "endpoint_url", "metric", "type_index",
-	"labels", "value", "sum", "count", "buckets", "quantiles"}
+	"labels", "value", "sum", "count", "bucket_keys", "quantile_keys"}
+
+// pairValueColumns are the table function's columns of the map values,
+// after the srvCol* ones (and before the nulls): bucket_values,
+// quantile_values.
+var pairValueColumns = [...]string{"bucket_values", "quantile_values"}
+
+// pairColumns is the SELECT expression of a map column with null bit col
+// from its keys and values texts (” for an empty map; an empty value is
+// NULL).
+func pairColumns(keys, values string, col int) string {
+	return fmt.Sprintf(`CASE WHEN %s & %d <> 0 THEN NULL WHEN %s = '' THEN map([]::DOUBLE[], []::DOUBLE[])
+		ELSE map(CAST(string_split(%s, ',') AS DOUBLE[]), TRY_CAST(string_split(%s, ',') AS DOUBLE[])) END`,
+		nullsColumn, uint64(1)<<col, keys, keys, values)
+}
 
 // rowBatch is a batch of decoded telemetry rows.
 type rowBatch interface {
@@ -145,26 +164,29 @@ var gpuTableColumns = func() []duckdb.ColumnInfo {
 	return append(cols, duckdb.ColumnInfo{Name: nullsColumn, T: typeInfo(duckdb.TYPE_BIGINT)})
 }()
 
-// serverTableColumns are the server table function's columns, then the
-// nulls.
+// serverTableColumns are the server table function's columns, the map
+// values, then the nulls.
 var serverTableColumns = func() []duckdb.ColumnInfo {
-	pairs, err := duckdb.NewMapInfo(typeInfo(duckdb.TYPE_DOUBLE), typeInfo(duckdb.TYPE_DOUBLE))
-	if err != nil {
-		panic(err)
+	types := map[int]duckdb.Type{
+		srvColTimestamp: duckdb.TYPE_BIGINT, srvColLatency: duckdb.TYPE_BIGINT, srvColType: duckdb.TYPE_UTINYINT,
+		srvColValue: duckdb.TYPE_DOUBLE, srvColSum: duckdb.TYPE_DOUBLE, srvColCount: duckdb.TYPE_DOUBLE,
 	}
-	types := map[int]duckdb.TypeInfo{
-		srvColTimestamp: typeInfo(duckdb.TYPE_BIGINT), srvColLatency: typeInfo(duckdb.TYPE_BIGINT),
-		srvColEndpoint: typeInfo(duckdb.TYPE_VARCHAR), srvColMetric: typeInfo(duckdb.TYPE_VARCHAR),
-		srvColType: typeInfo(duckdb.TYPE_UTINYINT), srvColLabels: typeInfo(duckdb.TYPE_VARCHAR),
-		srvColValue: typeInfo(duckdb.TYPE_DOUBLE), srvColSum: typeInfo(duckdb.TYPE_DOUBLE), srvColCount: typeInfo(duckdb.TYPE_DOUBLE),
-		srvColBuckets: pairs, srvColQuantiles: pairs,
-	}
-	cols := make([]duckdb.ColumnInfo, 0, numServerCols+1)
+	cols := make([]duckdb.ColumnInfo, 0, numServerCols+len(pairValueColumns)+1)
 	for c, name := range serverTableColumnNames {
-		cols = append(cols, duckdb.ColumnInfo{Name: name, T: types[c]})
+		t, ok := types[c]
+		if !ok {
+			t = duckdb.TYPE_VARCHAR
+		}
+		cols = append(cols, duckdb.ColumnInfo{Name: name, T: typeInfo(t)})
+	}
+	for _, name := range pairValueColumns {
+		cols = append(cols, duckdb.ColumnInfo{Name: name, T: typeInfo(duckdb.TYPE_VARCHAR)})
 	}
 	return append(cols, duckdb.ColumnInfo{Name: nullsColumn, T: typeInfo(duckdb.TYPE_BIGINT)})
 }()
+
+// serverNullsIndex is the index of the server table function's nulls.
+const serverNullsIndex = numServerCols + len(pairValueColumns)
 
 // nullable is the SELECT expression of column name with null bit col.
 func nullable(name string, col int) string {
@@ -195,7 +217,8 @@ var serverInsert = func() string {
 	FROM %s(?)`,
 		nullable("endpoint_url", srvColEndpoint), nullable("endpoint_latency_ns", srvColLatency), types,
 		nullable("value", srvColValue), nullable("sum", srvColSum), nullable("count", srvColCount),
-		nullable("buckets", srvColBuckets), nullable("quantiles", srvColQuantiles), telemetryTableFunc)
+		pairColumns("bucket_keys", "bucket_values", srvColBuckets), pairColumns("quantile_keys", "quantile_values", srvColQuantiles),
+		telemetryTableFunc)
 }()
 
 func (b *gpuBatch) size() int { return len(b.rows) }
@@ -279,14 +302,20 @@ func (b *serverBatch) fill(chunk duckdb.DataChunk, from, n, at int) error {
 		if has(srvColCount) {
 			try(srvColCount, duckdb.SetChunkValue(chunk, srvColCount, row, r.count))
 		}
-		if has(srvColBuckets) {
-			try(srvColBuckets, chunk.SetValue(srvColBuckets, row, b.orderedMap(r.buckets)))
-		}
-		if has(srvColQuantiles) {
-			try(srvColQuantiles, chunk.SetValue(srvColQuantiles, row, b.orderedMap(r.quantiles)))
+		for i, c := range [...]struct {
+			col int
+			sp  span
+		}{{srvColBuckets, r.buckets}, {srvColQuantiles, r.quantiles}} {
+			if has(c.col) {
+				keys, values := b.pairTexts(c.sp)
+				try(c.col, duckdb.SetChunkValue(chunk, c.col, row, keys))
+				if err == nil {
+					try(numServerCols+i, duckdb.SetChunkValue(chunk, numServerCols+i, row, values))
+				}
+			}
 		}
 		if err == nil {
-			try(numServerCols, duckdb.SetChunkValue(chunk, numServerCols, row, int64(r.null)))
+			try(serverNullsIndex, duckdb.SetChunkValue(chunk, serverNullsIndex, row, int64(r.null)))
 		}
 		if err != nil {
 			return err
@@ -295,18 +324,40 @@ func (b *serverBatch) fill(chunk duckdb.DataChunk, from, n, at int) error {
 	return nil
 }
 
-// orderedMap returns the pairs of sp as a map value; a NaN value is NULL.
-func (b *serverBatch) orderedMap(sp span) duckdb.OrderedMap {
-	var m duckdb.OrderedMap
+// pairTexts returns the keys and the values of the pairs of sp as
+// comma-separated texts, the shortest that parse back to the same
+// doubles ("inf" for +Inf; a NaN value, NULL, as ""). They live in the
+// batch's scratch until the next call.
+func (b *serverBatch) pairTexts(sp span) (keys, values []byte) {
+	buf := b.scratch[:0]
 	for i := range int(sp.n) {
-		k, v := b.pairs[int(sp.off)+2*i], b.pairs[int(sp.off)+2*i+1]
-		if math.IsNaN(v) {
-			m.Set(k, nil)
-		} else {
-			m.Set(k, v)
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendDouble(buf, b.pairs[int(sp.off)+2*i])
+	}
+	n := len(buf)
+	for i := range int(sp.n) {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if v := b.pairs[int(sp.off)+2*i+1]; !math.IsNaN(v) {
+			buf = appendDouble(buf, v)
 		}
 	}
-	return m
+	b.scratch = buf
+	return buf[:n], buf[n:]
+}
+
+// appendDouble appends f as DuckDB casts text to DOUBLE back exactly.
+func appendDouble(dst []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, 64)
 }
 
 func setTelemetryError(cols []duckdb.ColumnInfo, col int, err error) error {
