@@ -137,6 +137,10 @@ type Config struct {
 	// it needs FakeGPUs > 0. Port 0 picks a free port; Server.DCGMAddr
 	// reports it.
 	DCGMAddr string
+	// MetricsPadding adds at least this many series to /metrics (one
+	// histogram family per simulated LoRA adapter, following the load),
+	// for benchmarks of the cost of scraping a big endpoint; 0 adds none.
+	MetricsPadding int
 
 	// RecordTimelines makes the server keep, per X-Request-ID, the arrival
 	// time, the correlation id, the request body and the send time of every
@@ -213,6 +217,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.EmbeddingDims > maxEmbeddingDims {
 		errs = append(errs, fmt.Errorf("embedding dims %d exceeds %d", c.EmbeddingDims, maxEmbeddingDims))
+	}
+	if c.MetricsPadding < 0 || c.MetricsPadding > maxPaddingSeries {
+		errs = append(errs, fmt.Errorf("metrics padding %d is not in [0, %d]", c.MetricsPadding, maxPaddingSeries))
 	}
 	if c.FakeGPUs > maxFakeGPUs {
 		errs = append(errs, fmt.Errorf("fake gpus %d exceeds %d", c.FakeGPUs, maxFakeGPUs))

@@ -81,6 +81,7 @@ func (m *metrics) observeTTFT(d time.Duration) {
 func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 	b := s.m.appendTo(make([]byte, 0, 16384))
 	b = s.engine.appendTo(b, s.m.contentTokens.Load()+s.m.reasoningTokens.Load())
+	b = appendPadding(b, s.cfg.MetricsPadding, s.m.requests[epChat].Load()+s.m.requests[epCompletions].Load())
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(b)))

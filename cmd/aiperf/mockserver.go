@@ -61,6 +61,7 @@ func newMockServerCommand(stdout, stderr io.Writer) *ff.Command {
 	fs.IntVar(&f.cfg.NumGPUBlocks, 0, "num-gpu-blocks", mockserver.DefaultNumGPUBlocks, "simulated KV-cache capacity in blocks (vllm:kv_cache_usage_perc is blocks held over this)")
 	fs.IntVar(&f.cfg.MaxModelLen, 0, "max-model-len", mockserver.DefaultMaxModelLen, "largest bucket bound of the vllm:request_*_tokens histograms")
 	fs.IntVar(&f.cfg.FakeGPUs, 0, "fake-gpus", 0, "serve DCGM-exporter metrics for this many simulated GPUs at /dcgm/metrics (0: none)")
+	fs.IntVar(&f.cfg.MetricsPadding, 0, "metrics-padding", 0, "add at least this many series to /metrics (a histogram per simulated LoRA adapter, following the load), to benchmark scraping a big endpoint")
 	fs.StringVar(&f.cfg.DCGMAddr, 0, "dcgm-address", "", "also serve the fake GPUs' metrics at /metrics on this host:port, like dcgm-exporter (e.g. 127.0.0.1:9401; needs --fake-gpus)")
 	return &ff.Command{
 		Name:      "mock-server",
