@@ -114,6 +114,14 @@ func BenchmarkServerScrapeParts(b *testing.B) {
 			}
 		}
 	})
+	b.Run("parse-expfmt", func(b *testing.B) { // the slow path, for comparison
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := expfmtParse(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("add", func(b *testing.B) {
 		acc := NewServerMetrics(ServerMetricsOptions{SliceDuration: time.Second})
 		acc.Start(0)
