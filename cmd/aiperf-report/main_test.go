@@ -143,8 +143,9 @@ func TestIngestShowCompareRegress(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(store, "tables", "run_metrics.parquet")); err != nil {
 		t.Fatal(err)
 	}
-	q := "SELECT (SELECT count(*) FROM '" + pq + "/requests.parquet') AS requests, (SELECT count(*) FROM '" + pq + "/runs.parquet') AS runs"
-	if code, out, errs = reportCLI(t, "--db", db, "--format", "csv", "sql", q); code != 0 || out != "requests,runs\n60,3\n" {
+	q := "SELECT (SELECT count(*) FROM '" + pq + "/requests.parquet') AS requests, (SELECT count(*) FROM '" + pq + "/runs.parquet') AS runs, " +
+		"(SELECT count(*) FROM '" + pq + "/server_metrics.parquet') = (SELECT count(*) FROM server_metrics) AND (SELECT count(*) FROM server_metrics) > 0 AS server_metrics"
+	if code, out, errs = reportCLI(t, "--db", db, "--format", "csv", "sql", q); code != 0 || out != "requests,runs,server_metrics\n60,3,true\n" {
 		t.Fatalf("parquet read back: %d %q %s", code, out, errs)
 	}
 }
