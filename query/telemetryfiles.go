@@ -22,15 +22,19 @@ const (
 	serverMetricsFile     = "server_metrics_export.jsonl"
 	serverMetricsJSONFile = "server_metrics_export.json"
 	serverMetadataFile    = "server_metrics_metadata.json"
-	gpuSegments           = "telemetry/gpu"
-	serverSegments        = "telemetry/server"
+	// telemetryStartFile is written by aiperf-go before a run's first
+	// request: the server's identity and its metrics' types, for runs
+	// that never wrote their manifest or export.
+	telemetryStartFile = "telemetry/start.json"
+	gpuSegments        = "telemetry/gpu"
+	serverSegments     = "telemetry/server"
 )
 
 // telemetryNames returns the names of a run's GPU telemetry, server
 // metrics, and the documents that name server metric types (the export,
 // then aiperf-go's metadata), as AIPerf names them under prefix.
 func telemetryNames(prefix string) (gpu, server, export []string) {
-	gpu, server, export = []string{gpuTelemetryFile}, []string{serverMetricsFile}, []string{serverMetricsJSONFile, serverMetadataFile}
+	gpu, server, export = []string{gpuTelemetryFile}, []string{serverMetricsFile}, []string{serverMetricsJSONFile, serverMetadataFile, telemetryStartFile}
 	if prefix != "" {
 		gpu = append([]string{prefix + "_gpu_telemetry.jsonl"}, gpu...)
 		server = append([]string{prefix + "_server_metrics.jsonl"}, server...)
@@ -73,6 +77,11 @@ func planStoredTelemetry(ctx context.Context, store *sink.Store, sr *storedRun, 
 	key := func(name string) string { return sink.RunsPrefix + sr.ID + "/" + name }
 	if sr.Manifest != nil {
 		p.telemetry.prov = parseProvenance(sr.manifestJSON)
+	} else if _, ok := sr.objects[telemetryStartFile]; ok {
+		// An unfinished run: the identity stored before its first request.
+		if data, err := store.Bucket.ReadAll(ctx, key(telemetryStartFile)); err == nil {
+			p.telemetry.prov = parseProvenance(data)
+		}
 	}
 	gpuNames, serverNames, exportNames := telemetryNames(p.run.Config.ExportPrefix)
 	for _, part := range []struct {

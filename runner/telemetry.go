@@ -117,13 +117,17 @@ func (r *run) startTelemetry(ctx context.Context, arts *artifacts, header http.H
 	t := &telemetryRun{log: r.log, clock: r.clock, collectors: cs}
 	var wg sync.WaitGroup
 	wg.Add(1)
+	var fams map[string]*dto.MetricFamily
 	go func() {
 		defer wg.Done()
-		t.identity = r.identify(ctx, client, header)
+		t.identity, fams = r.identify(ctx, client, header)
 	}()
 	reachable, probed := telemetry.Probe(ctx, cs, probeTimeout)
 	wg.Wait()
 	t.probed = probed
+	if err := arts.writeTelemetryStart(ctx, t.identity, fams); err != nil {
+		return nil, err
+	}
 	for _, h := range probed {
 		if !h.Reachable {
 			r.log.Debug("telemetry source unreachable", "kind", h.Kind, "source", h.Source, "error", h.LastError)
@@ -136,7 +140,9 @@ func (r *run) startTelemetry(ctx context.Context, arts *artifacts, header http.H
 		case telemetry.KindServer:
 			sources = append(sources, telemetry.Source{Collector: c, Interval: r.cfg.ServerMetricsInterval})
 			if t.server == nil {
-				t.server = telemetry.NewServerMetrics(telemetry.ServerMetricsOptions{})
+				// Counter rate statistics come from the timeslices, as in
+				// AIPerf: only with --slice-duration.
+				t.server = telemetry.NewServerMetrics(telemetry.ServerMetricsOptions{SliceDuration: r.cfg.SliceDuration})
 				t.dedup = telemetry.NewServerDedup()
 				if t.serverOut, err = arts.openStream(serverMetricsName, serverMetricsDir); err != nil {
 					return nil, err
@@ -162,11 +168,12 @@ func (r *run) startTelemetry(ctx context.Context, arts *artifacts, header http.H
 }
 
 // identify asks the server for its identity, with its first metrics scrape
-// for the info metrics when server metrics are on.
-func (r *run) identify(ctx context.Context, client *http.Client, header http.Header) *telemetry.Server {
+// for the info metrics when server metrics are on; it returns that scrape
+// too (nil without one).
+func (r *run) identify(ctx context.Context, client *http.Client, header http.Header) (*telemetry.Server, map[string]*dto.MetricFamily) {
 	base, err := NormalizeURL(r.cfg.URL)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	var fams map[string]*dto.MetricFamily
 	if !r.cfg.NoServerMetrics {
@@ -176,7 +183,7 @@ func (r *run) identify(ctx context.Context, client *http.Client, header http.Hea
 			cancel()
 		}
 	}
-	return telemetry.Identify(ctx, client, base.String(), header, fams, probeTimeout)
+	return telemetry.Identify(ctx, client, base.String(), header, fams, probeTimeout), fams
 }
 
 // telemetryTransport is the telemetry's own connection pool: scrapes never

@@ -148,7 +148,7 @@ func TestTelemetryEndToEnd(t *testing.T) {
 		}
 	}
 	for _, o := range m.Objects {
-		if strings.HasPrefix(o.Name, "telemetry/") {
+		if strings.HasPrefix(o.Name, "telemetry/gpu/") || strings.HasPrefix(o.Name, "telemetry/server/") {
 			t.Errorf("segment %s left after composing", o.Name)
 		}
 	}
@@ -156,6 +156,23 @@ func TestTelemetryEndToEnd(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Error(err)
 		}
+	}
+	// What a reader of an unfinished run needs was stored before the first
+	// request: the server's identity and its metrics' types.
+	start, err := os.ReadFile(filepath.Join(dir, "runs", res.Files.RunID, "telemetry", "start.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Server  *telemetry.Server `json:"server"`
+		Metrics map[string]struct {
+			Type string `json:"type"`
+		} `json:"metrics"`
+	}
+	if err := json.Unmarshal(start, &st); err != nil || st.Server == nil || st.Server.Software != "aiperf-mock" ||
+		st.Metrics["vllm:generation_tokens"].Type != "counter" || st.Metrics["vllm:num_requests_running"].Type != "gauge" ||
+		st.Metrics["vllm:time_to_first_token_seconds"].Type != "histogram" {
+		t.Errorf("telemetry/start.json: %v %s", err, start)
 	}
 	summary, err := os.ReadFile(filepath.Join(dir, "profile_export_aiperf.json"))
 	if err != nil || !bytes.Contains(summary, []byte(`"telemetry_data"`)) {

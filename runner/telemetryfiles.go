@@ -3,9 +3,12 @@ package runner
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/aiperf-go/aiperf/export"
 	"github.com/aiperf-go/aiperf/sink"
@@ -19,6 +22,33 @@ type manifestTelemetry struct {
 	// GPUCount is the number of distinct GPUs seen (0 without GPU
 	// telemetry).
 	GPUCount int `json:"gpu_count"`
+}
+
+// telemetryStartName is the object, written before the first request,
+// that holds what a reader of an unfinished run's telemetry segments
+// needs: the server's identity and its metrics' types.
+const telemetryStartName = "telemetry/start.json"
+
+// writeTelemetryStart stores telemetry/start.json: {"server": identity,
+// "metrics": {name: {"type": …}}}, the types of the server's first scrape
+// (fams, nil without one) named as the raw records name them. The finished
+// run's manifest and server metrics export say the same and more.
+func (a *artifacts) writeTelemetryStart(ctx context.Context, identity *telemetry.Server, fams map[string]*dto.MetricFamily) error {
+	type metric struct {
+		Type telemetry.MetricType `json:"type"`
+	}
+	doc := struct {
+		Server  *telemetry.Server `json:"server,omitempty"`
+		Metrics map[string]metric `json:"metrics,omitempty"`
+	}{Server: identity, Metrics: map[string]metric{}}
+	for name, typ := range telemetry.MetricTypes(fams) {
+		doc.Metrics[name] = metric{typ}
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("telemetry start: %w", err)
+	}
+	return a.run.Put(ctx, telemetryStartName, b)
 }
 
 // writeTelemetry stores the server metrics files asked for by
