@@ -39,6 +39,8 @@ type telemetryRun struct {
 	// collectors are every configured collector, closed by finish when
 	// they hold resources (NVML).
 	collectors []telemetry.Collector
+	// transport is the scrapes' connection pool, closed by finish.
+	transport *http.Transport
 
 	server    *telemetry.ServerMetrics // nil without a reachable server source
 	gpu       *telemetry.GPUStats      // nil without a reachable GPU source
@@ -109,12 +111,13 @@ func (r *run) telemetryCollectors(client *http.Client) []telemetry.Collector {
 
 // startTelemetry probes the configured sources, asks the server who it is,
 // opens the telemetry streams and starts polling the reachable sources.
-// header carries the run's credentials for the identity requests. It
-// returns nil when nothing is configured.
+// header carries the run's credentials for the identity requests. With
+// nothing reachable it polls nothing, and finish reports the probe.
 func (r *run) startTelemetry(ctx context.Context, arts *artifacts, header http.Header) (*telemetryRun, error) {
-	client := &http.Client{Transport: telemetryTransport()}
+	tr := telemetryTransport()
+	client := &http.Client{Transport: tr}
 	cs := r.telemetryCollectors(client)
-	t := &telemetryRun{log: r.log, clock: r.clock, collectors: cs}
+	t := &telemetryRun{log: r.log, clock: r.clock, collectors: cs, transport: tr}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	var fams map[string]*dto.MetricFamily
@@ -128,10 +131,18 @@ func (r *run) startTelemetry(ctx context.Context, arts *artifacts, header http.H
 	if err := arts.writeTelemetryStart(ctx, t.identity, fams); err != nil {
 		return nil, err
 	}
+	explicit := r.explicitTelemetryURLs()
 	for _, h := range probed {
-		if !h.Reachable {
-			r.log.Debug("telemetry source unreachable", "kind", h.Kind, "source", h.Source, "error", h.LastError)
+		if h.Reachable {
+			continue
 		}
+		// Only the sources the user named are worth a warning: the
+		// defaults (the server's /metrics, DCGM's ports) are often absent.
+		log := r.log.Debug
+		if slices.Contains(explicit, h.Source) {
+			log = r.log.Warn
+		}
+		log("telemetry source unreachable; the run goes on without it", "kind", h.Kind, "source", h.Source, "error", h.LastError)
 	}
 	var sources []telemetry.Source
 	var err error
@@ -165,6 +176,19 @@ func (r *run) startTelemetry(ctx context.Context, arts *artifacts, header http.H
 		t.mon.CollectNow(ctx)
 	}
 	return t, nil
+}
+
+// explicitTelemetryURLs are the telemetry endpoints named by
+// --server-metrics and --gpu-telemetry, normalised.
+func (r *run) explicitTelemetryURLs() []string {
+	plan, _ := r.cfg.gpuTelemetryPlan()
+	urls := slices.Clone(plan.urls)
+	for _, s := range r.cfg.ServerMetrics {
+		if u, err := telemetry.MetricsURL(s); err == nil {
+			urls = append(urls, u)
+		}
+	}
+	return urls
 }
 
 // identify asks the server for its identity, with its first metrics scrape
@@ -290,8 +314,10 @@ func (t *telemetryRun) finish(ctx context.Context, ns int64) (*telemetryResult, 
 	return res, t.writeErr
 }
 
-// closeCollectors releases the collectors that hold resources.
+// closeCollectors releases the collectors that hold resources, and the
+// scrapes' idle connections.
 func (t *telemetryRun) closeCollectors() {
+	t.transport.CloseIdleConnections()
 	for _, c := range t.collectors {
 		if cl, ok := c.(io.Closer); ok {
 			if err := cl.Close(); err != nil {
