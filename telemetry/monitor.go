@@ -41,14 +41,18 @@ type Options struct {
 // Monitor polls its sources and hands every sample to one consumer. Start
 // it with Start; Close stops it and returns the sources' health.
 type Monitor struct {
-	opts    Options
-	cancel  context.CancelFunc
+	opts Options
+	// ctx ends at Close, cancelling the collections in flight.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// polls counts the poll loops and CollectNow's collections: Close
+	// waits for them before it closes the queue they send to.
 	polls   sync.WaitGroup
 	done    chan struct{}
 	queue   chan Sample
 	pollers []*poller
+	mu      sync.Mutex // guards closed and the additions to polls
 	closed  bool
-	mu      sync.Mutex // guards closed against a concurrent Close
 }
 
 // poller owns one source's loop and its health counters.
@@ -75,7 +79,7 @@ func Start(ctx context.Context, sources []Source, consume func(Sample), opts Opt
 		opts.Timeout = DefaultTimeout
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	m := &Monitor{opts: opts, cancel: cancel, done: make(chan struct{}), queue: make(chan Sample, opts.Queue)}
+	m := &Monitor{opts: opts, ctx: ctx, cancel: cancel, done: make(chan struct{}), queue: make(chan Sample, opts.Queue)}
 	for _, s := range sources {
 		p := &poller{src: s, health: Health{Source: s.Collector.Source(), Kind: s.Collector.Kind()}}
 		m.pollers = append(m.pollers, p)
@@ -110,20 +114,28 @@ func (p *poller) loop(ctx context.Context, m *Monitor) {
 		case <-timer.C:
 		}
 		p.collect(ctx, m)
-		// The next collection starts one interval after the last one
-		// started; ticks missed by a slow collection are skipped.
-		next = next.Add(interval)
-		if now := time.Now(); next.Before(now) {
-			missed := int64(now.Sub(next) / interval)
-			if missed > 0 {
-				p.mu.Lock()
-				p.health.Skipped += missed
-				p.mu.Unlock()
-			}
-			next = next.Add(time.Duration(missed+1) * interval)
+		var missed int64
+		if next, missed = nextTick(next, time.Now(), interval); missed > 0 {
+			p.mu.Lock()
+			p.health.Skipped += missed
+			p.mu.Unlock()
 		}
 		timer.Reset(time.Until(next))
 	}
+}
+
+// nextTick returns when the collection after the one due at due starts,
+// given that that one ended at now, and how many ticks it missed. The next
+// collection starts one interval after the last one was due; the ticks a
+// slow collection overran (those before now) are skipped, not made up.
+func nextTick(due, now time.Time, interval time.Duration) (time.Time, int64) {
+	next := due.Add(interval)
+	late := now.Sub(next)
+	if late <= 0 {
+		return next, 0
+	}
+	missed := int64((late + interval - 1) / interval)
+	return next.Add(time.Duration(missed) * interval), missed
 }
 
 // collect takes one sample, records how it went, and queues it.
@@ -155,15 +167,27 @@ func (p *poller) collect(ctx context.Context, m *Monitor) {
 }
 
 // CollectNow takes one more sample from every source at once, waits for
-// them, and queues them (used for the final scrape at the end of the
-// profiling window). It is safe to call while polling goes on, and must
-// not be called after Close.
+// them, and queues them (used for the baseline before the run and the
+// final scrape at the end of the profiling window). It is safe to call
+// while polling goes on and concurrently with Close, which cancels its
+// collections and waits for them; after Close it does nothing.
 func (m *Monitor) CollectNow(ctx context.Context) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	m.polls.Add(len(m.pollers))
+	m.mu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(m.ctx, cancel)()
 	var wg sync.WaitGroup
 	for _, p := range m.pollers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer m.polls.Done()
 			p.collect(ctx, m)
 		}()
 	}

@@ -160,3 +160,62 @@ func TestProbeReportsUnreachable(t *testing.T) {
 		t.Errorf("health: %+v", h)
 	}
 }
+
+// TestNextTick: a collection that overran the interval skips every tick
+// it overran, and the next one starts on the grid of ticks.
+func TestNextTick(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	for _, c := range []struct {
+		name   string
+		ended  int // ms after the collection was due at t0
+		next   int
+		missed int64
+	}{
+		{"on time", 5, 20, 0},
+		{"ends on the next tick", 20, 20, 0},
+		{"overran one tick", 25, 40, 1},
+		{"ends on the second tick", 40, 40, 1},
+		{"overran two ticks", 50, 60, 2},
+		{"overran three ticks", 61, 80, 3},
+	} {
+		next, missed := nextTick(t0, ms(c.ended), 20*time.Millisecond)
+		if !next.Equal(ms(c.next)) || missed != c.missed {
+			t.Errorf("%s: next %v, missed %d; want %v, %d", c.name, next.Sub(t0), missed, time.Duration(c.next)*time.Millisecond, c.missed)
+		}
+	}
+}
+
+// TestMonitorCollectNowRacingClose: Close cancels a final collection in
+// flight and waits for it instead of closing the queue under it, and a
+// CollectNow after Close does nothing.
+func TestMonitorCollectNowRacingClose(t *testing.T) {
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	src := &funcCollector{source: "s", collect: func(ctx context.Context, n int) (Sample, error) {
+		if n == 1 {
+			close(entered)
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return Sample{}, ctx.Err()
+			}
+		}
+		return Sample{GPUs: []GPUReading{{}}}, nil
+	}}
+	var consumed atomic.Int64
+	m := Start(context.Background(), []Source{{src, time.Hour}}, func(Sample) { consumed.Add(1) }, Options{Clock: record.NewClock()})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.CollectNow(context.Background())
+	}()
+	<-entered
+	h := m.Close()
+	close(release)
+	<-done
+	m.CollectNow(context.Background())
+	if src.calls.Load() != 1 || consumed.Load() != 0 || h[0].Scrapes != 0 {
+		t.Errorf("%d collections, %d consumed, health %+v; want the cancelled one only", src.calls.Load(), consumed.Load(), h[0])
+	}
+}
