@@ -38,4 +38,11 @@ if [ -x "$REPORT" ]; then
   echo "The same run through aiperf-report (DuckDB):"
   "$REPORT" --db "$OUT.duckdb" ingest "$OUT"
   "$REPORT" --db "$OUT.duckdb" sql "SELECT run_id, status, model, records, round(quantile_cont(r.time_to_first_token, 0.99), 2) AS ttft_p99_ms FROM runs JOIN requests r USING (run_id) GROUP BY ALL"
+  echo
+  echo "Telemetry joined with the requests: tokens per joule, and the server's view of TTFT:"
+  "$REPORT" --db "$OUT.duckdb" sql "SELECT run_id, server_software, gpu_count, round(t.tokens / e.joules, 3) AS tokens_per_joule, round(1000 * h.sum_increase / h.increase, 2) AS server_ttft_avg_ms
+    FROM runs
+    JOIN (SELECT run_id, sum(output_sequence_length) AS tokens FROM requests WHERE valid GROUP BY run_id) t USING (run_id)
+    JOIN (SELECT run_id, sum(energy_j) AS joules FROM gpu_summary GROUP BY run_id) e USING (run_id)
+    JOIN (SELECT run_id, increase, sum_increase FROM server_metrics_summary WHERE metric = 'vllm:time_to_first_token_seconds') h USING (run_id)"
 fi
