@@ -179,6 +179,10 @@ func TestTelemetryEndToEnd(t *testing.T) {
 		t.Errorf("summary JSON lacks telemetry_data (%v)", err)
 	}
 	out := stdout.String()
+	if !strings.Contains(out, "Telemetry: server metrics 1/1 sources reachable (") || !strings.Contains(out, "GPU 1/1 sources reachable (") ||
+		!strings.Contains(out, "Server Metrics: "+filepath.Join(dir, "server_metrics_export.json")) {
+		t.Errorf("console lacks the telemetry notes:\n%s", out)
+	}
 	if !strings.Contains(out, "GPU Telemetry Summary") || !strings.Contains(out, "1/1 telemetry sources reachable") {
 		t.Errorf("console lacks the GPU telemetry summary:\n%s", out)
 	}

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 
@@ -67,8 +69,17 @@ func (r *run) writeTelemetry(ctx context.Context, arts *artifacts, res *telemetr
 	}
 	info.TelemetryHealth = res.Health
 	info.ShowGPUTelemetry = r.cfg.ShowGPUTelemetry()
+	if note := telemetryNote(res.Health); note != "" {
+		info.Notes = append(info.Notes, note)
+	}
+	if res.GPU != nil {
+		info.Notes = append(info.Notes, "GPU Telemetry: "+arts.where(gpuTelemetryName))
+	}
 	if res.Server == nil || !res.Server.HasData() {
 		return nil
+	}
+	if slices.Contains(export.ServerMetricsFiles(r.cfg.ServerMetricsFormats), export.ServerMetricsJSONFile) {
+		info.Notes = append(info.Notes, "Server Metrics: "+arts.where(export.ServerMetricsJSONFile))
 	}
 	// Stored after an interrupt too, as the records are (see finish).
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.UploadGrace)
@@ -92,4 +103,40 @@ func (r *run) writeTelemetry(ctx context.Context, arts *artifacts, res *telemetr
 	}
 	put(export.ServerMetricsMetadataFile, func(w io.Writer) error { return export.WriteServerMetricsMetadata(w, res.Server) })
 	return errors.Join(errs...)
+}
+
+// telemetryNote is the console's line on the telemetry sources: how many
+// of each kind were reachable, and the scrapes, failures and drops of the
+// polled ones; "" when none was configured.
+func telemetryNote(health []telemetry.Health) string {
+	var parts []string
+	for _, k := range []struct {
+		kind telemetry.Kind
+		name string
+	}{{telemetry.KindServer, "server metrics"}, {telemetry.KindGPU, "GPU"}} {
+		var n, reachable int
+		var scrapes, failures, dropped int64
+		for _, h := range health {
+			if h.Kind != k.kind {
+				continue
+			}
+			n++
+			if h.Reachable {
+				reachable++
+				scrapes, failures, dropped = scrapes+h.Scrapes, failures+h.Failures, dropped+h.Dropped
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		p := fmt.Sprintf("%s %d/%d sources reachable", k.name, reachable, n)
+		if reachable > 0 {
+			p += fmt.Sprintf(" (%d scrapes, %d failed, %d dropped)", scrapes, failures, dropped)
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Telemetry: " + strings.Join(parts, "; ")
 }
