@@ -56,6 +56,7 @@ var dcgmScale = map[string]float64{
 // GPUReading per GPU per scrape, as AIPerf's DCGMTelemetryCollector does.
 type DCGM struct {
 	scraper Scraper
+	source  string // the URL, redacted
 	// last is the hash of the last readings delivered; delivered counts
 	// the collections that delivered readings.
 	last      uint64
@@ -68,11 +69,12 @@ var _ Collector = (*DCGM)(nil)
 // metrics URL, e.g. http://localhost:9400/metrics). client sends the
 // requests; nil means http.DefaultClient.
 func NewDCGM(url string, client *http.Client) *DCGM {
-	return &DCGM{scraper: Scraper{URL: url, Client: client}}
+	return &DCGM{scraper: Scraper{URL: url, Client: client}, source: redactURL(url)}
 }
 
-// Source returns the endpoint's URL.
-func (d *DCGM) Source() string { return d.scraper.URL }
+// Source returns the endpoint's URL, credentials redacted (it reaches the
+// run's artifacts and logs).
+func (d *DCGM) Source() string { return d.source }
 
 // Kind returns KindGPU.
 func (d *DCGM) Kind() Kind { return KindGPU }
@@ -96,17 +98,17 @@ func (d *DCGM) Collect(ctx context.Context) (Sample, error) {
 	if err != nil {
 		return Sample{}, err
 	}
-	gpus, err := dcgmReadings(fams, d.scraper.URL, time.Now().UnixNano())
+	gpus, err := dcgmReadings(fams, d.source, time.Now().UnixNano())
 	if err != nil {
-		return Sample{}, fmt.Errorf("%s: %w", d.scraper.URL, err)
+		return Sample{}, fmt.Errorf("%s: %w", d.source, err)
 	}
 	h := gpuReadingsHash(gpus)
 	if d.delivered >= 2 && h == d.last {
-		return Sample{Kind: KindGPU, Source: d.scraper.URL}, nil
+		return Sample{Kind: KindGPU, Source: d.source}, nil
 	}
 	d.last = h
 	d.delivered++
-	return Sample{Kind: KindGPU, Source: d.scraper.URL, GPUs: gpus}, nil
+	return Sample{Kind: KindGPU, Source: d.source, GPUs: gpus}, nil
 }
 
 // gpuReadingsHash hashes the readings without their timestamps.
@@ -161,15 +163,17 @@ func dcgmReadings(fams map[string]*dto.MetricFamily, source string, ts int64) ([
 				gpus[idx] = g
 			}
 			if !g.ok && labels["UUID"] != "" {
+				// Copies: a scrape's strings share one buffer, which the
+				// readings (kept by the accumulators) would keep alive.
 				g.ok = true
 				g.reading = GPUReading{
 					TimestampNS:  ts,
 					GPUIndex:     idx,
-					GPUUUID:      labels["UUID"],
-					GPUModelName: labels["modelName"],
-					PCIBusID:     labels["pci_bus_id"],
-					Device:       labels["device"],
-					Hostname:     labels["Hostname"],
+					GPUUUID:      strings.Clone(labels["UUID"]),
+					GPUModelName: strings.Clone(labels["modelName"]),
+					PCIBusID:     strings.Clone(labels["pci_bus_id"]),
+					Device:       strings.Clone(labels["device"]),
+					Hostname:     strings.Clone(labels["Hostname"]),
 					SourceURL:    source,
 				}
 			}

@@ -9,6 +9,7 @@ import (
 // collection is one scrape of its exposition.
 type Prometheus struct {
 	scraper Scraper
+	source  string // the URL, redacted
 }
 
 var _ Collector = (*Prometheus)(nil)
@@ -17,11 +18,12 @@ var _ Collector = (*Prometheus)(nil)
 // normalised, see MetricsURL), scraped with client (nil:
 // http.DefaultClient).
 func NewPrometheus(url string, client *http.Client) *Prometheus {
-	return &Prometheus{scraper: Scraper{URL: url, Client: client}}
+	return &Prometheus{scraper: Scraper{URL: url, Client: client}, source: redactURL(url)}
 }
 
-// Source returns the endpoint's URL.
-func (p *Prometheus) Source() string { return p.scraper.URL }
+// Source returns the endpoint's URL, credentials redacted (it reaches the
+// run's artifacts and logs).
+func (p *Prometheus) Source() string { return p.source }
 
 // Kind returns KindServer.
 func (p *Prometheus) Kind() Kind { return KindServer }

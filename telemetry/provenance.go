@@ -19,7 +19,7 @@ import (
 // manifest and the report's runs table, so that a number can be traced to
 // the software that produced it.
 type Server struct {
-	// URL is the server's base URL.
+	// URL is the server's base URL, credentials redacted.
 	URL string `json:"url"`
 	// Header is the Server response header of its answers.
 	Header string `json:"header,omitempty"`
@@ -53,7 +53,7 @@ const maxIdentityBody = 64 << 10
 // the server's first scrape (nil when none). Endpoints that fail or answer
 // something other than a JSON object are left out; Identify never fails.
 func Identify(ctx context.Context, client *http.Client, base string, header http.Header, metrics map[string]*dto.MetricFamily, timeout time.Duration) *Server {
-	s := &Server{URL: base, Answers: map[string]json.RawMessage{}}
+	s := &Server{URL: redactURL(base), Answers: map[string]json.RawMessage{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, p := range identityPaths {
@@ -114,7 +114,8 @@ func getJSON(ctx context.Context, client *http.Client, base, path string, header
 	return json.RawMessage(body), server, true
 }
 
-// infoMetrics returns the labels of every gauge named *_info.
+// infoMetrics returns the labels of every gauge named *_info, copied: a
+// scrape's strings share one buffer, which the Server would keep alive.
 func infoMetrics(fams map[string]*dto.MetricFamily) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for name, f := range fams {
@@ -123,9 +124,9 @@ func infoMetrics(fams map[string]*dto.MetricFamily) map[string]map[string]string
 		}
 		labels := map[string]string{}
 		for _, lp := range f.GetMetric()[0].GetLabel() {
-			labels[lp.GetName()] = lp.GetValue()
+			labels[strings.Clone(lp.GetName())] = strings.Clone(lp.GetValue())
 		}
-		out[name] = labels
+		out[strings.Clone(name)] = labels
 	}
 	if len(out) == 0 {
 		return nil

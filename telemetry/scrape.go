@@ -31,11 +31,12 @@ type Scraper struct {
 }
 
 // Scrape fetches and parses the endpoint once. A non-200 answer, a body
-// that is not an exposition, or one over 64 MiB is an error.
+// that is not an exposition, or one over 64 MiB is an error; its text
+// names the URL with any credentials redacted.
 func (s *Scraper) Scrape(ctx context.Context) (map[string]*dto.MetricFamily, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL, nil)
 	if err != nil {
-		return nil, err
+		return nil, urlError(s.URL, err)
 	}
 	req.Header.Set("Accept", acceptHeader)
 	client := s.Client
@@ -44,23 +45,23 @@ func (s *Scraper) Scrape(ctx context.Context) (map[string]*dto.MetricFamily, err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, urlError(s.URL, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-		return nil, fmt.Errorf("%s: HTTP %s", s.URL, resp.Status)
+		return nil, fmt.Errorf("%s: HTTP %s", redactURL(s.URL), resp.Status)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxExposition+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: reading: %w", s.URL, err)
+		return nil, urlError(s.URL, fmt.Errorf("reading: %w", err))
 	}
 	if len(body) > maxExposition {
-		return nil, fmt.Errorf("%s: exposition larger than %d bytes", s.URL, maxExposition)
+		return nil, fmt.Errorf("%s: exposition larger than %d bytes", redactURL(s.URL), maxExposition)
 	}
 	fams, err := ParseExposition(body)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.URL, err)
+		return nil, urlError(s.URL, err)
 	}
 	return fams, nil
 }
@@ -165,7 +166,9 @@ func cutExemplar(line string) string {
 }
 
 // MetricsURL normalises a server metrics address as AIPerf does: a scheme
-// (http://) and the /metrics path are added when missing.
+// (http://) and the /metrics path are added when missing. The URL keeps
+// its credentials (the scrape needs them); an error's text has them
+// redacted.
 func MetricsURL(raw string) (string, error) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
@@ -176,13 +179,13 @@ func MetricsURL(raw string) (string, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return "", fmt.Errorf("metrics URL %q: %w", raw, err)
+		return "", fmt.Errorf("metrics URL %w", urlError(raw, err))
 	}
 	if u.Host == "" {
-		return "", fmt.Errorf("metrics URL %q has no host", raw)
+		return "", fmt.Errorf("metrics URL %s has no host", redactURL(raw))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("metrics URL %q: scheme must be http or https", raw)
+		return "", fmt.Errorf("metrics URL %s: scheme must be http or https", redactURL(raw))
 	}
 	if !strings.HasSuffix(u.Path, "/metrics") {
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/metrics"

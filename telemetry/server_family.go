@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"math"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -187,45 +186,4 @@ func appendInt(dst []byte, v int64) []byte {
 		}
 	}
 	return append(dst, tmp[i:]...)
-}
-
-// redactURL hides credentials in a metrics URL, as AIPerf shows endpoints:
-// the userinfo becomes "<redacted>", and so do the values of query
-// parameters whose names look secret (token, key, password, …).
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || (u.User == nil && u.RawQuery == "") {
-		return raw
-	}
-	out := raw
-	if u.User != nil {
-		scheme, rest, _ := strings.Cut(raw, "://")
-		if at := strings.IndexByte(rest, '@'); at >= 0 {
-			out = scheme + "://<redacted>" + rest[at:]
-		}
-	}
-	if u.RawQuery == "" {
-		return out
-	}
-	base, query, _ := strings.Cut(out, "?")
-	parts := strings.Split(query, "&")
-	for i, p := range parts {
-		k, _, ok := strings.Cut(p, "=")
-		if ok && secretName(k) {
-			parts[i] = k + "=<redacted>"
-		}
-	}
-	return base + "?" + strings.Join(parts, "&")
-}
-
-// secretName reports whether a query parameter name looks like it holds a
-// credential.
-func secretName(k string) bool {
-	k = strings.ToLower(k)
-	for _, s := range [...]string{"auth", "token", "secret", "password", "passwd", "credential", "key", "session", "signature", "sig"} {
-		if strings.Contains(k, s) {
-			return true
-		}
-	}
-	return false
 }

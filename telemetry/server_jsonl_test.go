@@ -135,16 +135,3 @@ func TestAppendLE(t *testing.T) {
 		}
 	}
 }
-
-func TestRedactURL(t *testing.T) {
-	for in, want := range map[string]string{
-		"http://localhost:8000/metrics":                      "http://localhost:8000/metrics",
-		"https://bob:secret@host:9/metrics":                  "https://<redacted>@host:9/metrics",
-		"http://host/metrics?api_key=abc&format=text":        "http://host/metrics?api_key=<redacted>&format=text",
-		"http://u@host/metrics?x=1&Session=s&Token=t&plain=": "http://<redacted>@host/metrics?x=1&Session=<redacted>&Token=<redacted>&plain=",
-	} {
-		if got := redactURL(in); got != want {
-			t.Errorf("redactURL(%s) = %s, want %s", in, got, want)
-		}
-	}
-}
