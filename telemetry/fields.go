@@ -23,10 +23,8 @@ type Fields []Field
 
 // Get returns the named field's value and whether it is present.
 func (fs Fields) Get(name string) (float64, bool) {
-	for _, f := range fs {
-		if f.Name == name {
-			return f.Value, true
-		}
+	if i := fs.index(name); i >= 0 {
+		return fs[i].Value, true
 	}
 	return 0, false
 }

@@ -51,32 +51,16 @@ func (r GPUReading) MarshalJSON() ([]byte, error) {
 // telemetry_source_url; absent strings stay empty and unknown keys
 // (namespace, pod_name, platform) are ignored.
 func (r *GPUReading) UnmarshalJSON(data []byte) error {
+	// plain has GPUReading's fields and JSON keys but not this method.
+	type plain GPUReading
 	var raw struct {
-		TimestampNS  int64  `json:"timestamp_ns"`
-		GPUIndex     int    `json:"gpu_index"`
-		GPUUUID      string `json:"gpu_uuid"`
-		GPUModelName string `json:"gpu_model_name"`
-		PCIBusID     string `json:"pci_bus_id"`
-		Device       string `json:"device"`
-		Hostname     string `json:"hostname"`
-		Data         Fields `json:"telemetry_data"`
-		SourceURL    string `json:"telemetry_source_url"`
-		DCGMURL      string `json:"dcgm_url"`
+		plain
+		DCGMURL string `json:"dcgm_url"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return fmt.Errorf("gpu telemetry reading: %w", err)
 	}
-	*r = GPUReading{
-		TimestampNS:  raw.TimestampNS,
-		GPUIndex:     raw.GPUIndex,
-		GPUUUID:      raw.GPUUUID,
-		GPUModelName: raw.GPUModelName,
-		PCIBusID:     raw.PCIBusID,
-		Device:       raw.Device,
-		Hostname:     raw.Hostname,
-		Data:         raw.Data,
-		SourceURL:    raw.SourceURL,
-	}
+	*r = GPUReading(raw.plain)
 	if r.SourceURL == "" {
 		r.SourceURL = raw.DCGMURL
 	}

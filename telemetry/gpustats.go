@@ -40,11 +40,10 @@ const gpuPendingCap = 256
 // Without Start, the window is open and holds the last 256 collections of
 // each source; without End it is open at its end.
 type GPUStats struct {
-	mu               sync.Mutex
-	started, ended   bool
-	startNS, limitNS int64 // limitNS = End + grace
-	sources          []*gpuSource
-	bySource         map[string]*gpuSource
+	mu       sync.Mutex
+	win      window // its end without the grace
+	sources  []*gpuSource
+	bySource map[string]*gpuSource
 }
 
 // gpuSource is one source's GPUs and, until Start, its pending samples.
@@ -88,7 +87,7 @@ func (a *GPUStats) Add(s Sample) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	src := a.source(s.Source)
-	if !a.started {
+	if !a.win.started {
 		if len(src.pending) == gpuPendingCap {
 			src.pending = append(src.pending[:0], src.pending[1:]...)
 		}
@@ -103,11 +102,9 @@ func (a *GPUStats) Add(s Sample) {
 func (a *GPUStats) Start(wallNS int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.started {
-		return
+	if a.win.start(wallNS) {
+		a.flushPending()
 	}
-	a.started, a.startNS = true, wallNS
-	a.flushPending()
 }
 
 // End closes the window at wallNS + GPUFinalScrapeGrace: collections after
@@ -115,11 +112,11 @@ func (a *GPUStats) Start(wallNS int64) {
 func (a *GPUStats) End(wallNS int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.ended {
-		return
-	}
-	a.ended, a.limitNS = true, wallNS+int64(GPUFinalScrapeGrace)
+	a.win.end(wallNS)
 }
+
+// limitNS is the last time in the window: End plus the grace.
+func (a *GPUStats) limitNS() int64 { return a.win.endNS + int64(GPUFinalScrapeGrace) }
 
 // flushPending places every source's pending samples now that the window
 // is known.
@@ -157,8 +154,8 @@ func (a *GPUStats) place(src *gpuSource, s Sample) {
 			src.byUUID[r.GPUUUID] = g
 			src.gpus = append(src.gpus, g)
 		}
-		before := a.started && t < a.startNS
-		if !before && a.ended && t > a.limitNS {
+		before := a.win.before(t)
+		if !before && a.win.ended && t > a.limitNS() {
 			continue
 		}
 		for _, f := range r.Data {
@@ -206,7 +203,7 @@ func (fs *fieldStats) add(t int64, v float64, counter bool) {
 func (a *GPUStats) Summary() *GPUSummary {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if !a.started {
+	if !a.win.started {
 		// Place the pending samples in an open window, then keep them
 		// pending: a later Start sorts them properly.
 		saved := make([][]Sample, len(a.sources))
@@ -224,11 +221,11 @@ func (a *GPUStats) Summary() *GPUSummary {
 		}()
 	}
 	out := &GPUSummary{}
-	if a.started {
-		out.StartNS = a.startNS
+	if a.win.started {
+		out.StartNS = a.win.startNS
 	}
-	if a.ended {
-		out.EndNS = a.limitNS
+	if a.win.ended {
+		out.EndNS = a.limitNS()
 	}
 	for _, src := range a.sources {
 		e := GPUEndpoint{Source: src.url}

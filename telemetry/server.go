@@ -45,9 +45,7 @@ type ServerMetricsOptions struct {
 type ServerMetrics struct {
 	mu        sync.Mutex
 	opts      ServerMetricsOptions
-	started   bool
-	startNS   int64
-	endNS     int64
+	win       window
 	pending   []Sample
 	endpoints []*endpointState
 	byURL     map[string]*endpointState
@@ -73,7 +71,7 @@ func (a *ServerMetrics) Add(s Sample) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.started {
+	if a.win.started {
 		a.apply(s)
 		return
 	}
@@ -90,19 +88,17 @@ func (a *ServerMetrics) Add(s Sample) {
 func (a *ServerMetrics) Start(wallNS int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.started {
-		return
+	if a.win.start(wallNS) {
+		a.flushPending()
 	}
-	a.started, a.startNS = true, wallNS
-	a.flushPending()
 }
 
 // End records the end of the profiling window, reported in the summary.
-// Samples still arriving belong to the window.
+// Samples still arriving belong to the window. Later calls are ignored.
 func (a *ServerMetrics) End(wallNS int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.endNS = wallNS
+	a.win.end(wallNS)
 }
 
 func (a *ServerMetrics) flushPending() {
@@ -112,14 +108,16 @@ func (a *ServerMetrics) flushPending() {
 	a.pending = nil
 }
 
-// Summary computes the statistics of everything added so far. It does not
-// change the accumulator. Without Start, every sample is baseline and no
-// endpoint has window statistics.
+// Summary computes the statistics of everything added so far; Add may go
+// on. Without Start, every sample is baseline and no endpoint has window
+// statistics; the samples held back for a Start racing them are then
+// settled as baseline too, so a later Start cannot count them in its
+// window.
 func (a *ServerMetrics) Summary() *ServerMetricsSummary {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.flushPending()
-	sum := &ServerMetricsSummary{StartNS: a.startNS, EndNS: a.endNS, SliceDuration: a.opts.SliceDuration, DroppedSeries: a.dropped}
+	sum := &ServerMetricsSummary{StartNS: a.win.startNS, EndNS: a.win.endNS, SliceDuration: a.opts.SliceDuration, DroppedSeries: a.dropped}
 	for _, ep := range a.endpoints {
 		sum.Endpoints = append(sum.Endpoints, ep.summary())
 	}
@@ -135,7 +133,7 @@ func (a *ServerMetrics) apply(s Sample) {
 		a.byURL[s.Source] = ep
 		a.endpoints = append(a.endpoints, ep)
 	}
-	window := a.started && s.TimeNS >= a.startNS
+	window := a.win.started && !a.win.before(s.TimeNS)
 	sliceNS := int64(a.opts.SliceDuration)
 	var h maphash.Hash
 	h.SetSeed(a.seed)

@@ -34,7 +34,7 @@ func (p *textParser) histogramLine(f *textFamily, suffix string, hasLE bool, le 
 	if suffix == "" || hasLE != (suffix == "_bucket") {
 		return false
 	}
-	if suffix != "_sum" && (v < 0 || v != math.Trunc(v) || v > 1<<53) {
+	if suffix != "_sum" && !wholeCount(v) {
 		return false // fractional or huge counts: expfmt's float histograms
 	}
 	m := p.grouped(f)
@@ -48,11 +48,8 @@ func (p *textParser) histogramLine(f *textFamily, suffix string, hasLE bool, le 
 	case "_count":
 		h.SampleCount = p.uint(v)
 	default:
-		if strings.ContainsAny(le, "pP_") {
-			return false
-		}
-		ub, err := strconv.ParseFloat(le, 64)
-		if err != nil || math.IsNaN(ub) {
+		ub, ok := labelFloat(le)
+		if !ok {
 			return false
 		}
 		p.buckets = append(p.buckets, dto.Bucket{UpperBound: p.float(ub), CumulativeCount: p.uint(v)})
@@ -66,16 +63,13 @@ func (p *textParser) summaryLine(f *textFamily, suffix string, hasQ bool, quanti
 	if hasQ != (suffix == "") {
 		return false
 	}
-	if suffix == "_count" && (v < 0 || v != math.Trunc(v) || v > 1<<53) {
+	if suffix == "_count" && !wholeCount(v) {
 		return false
 	}
 	var q float64
 	if hasQ {
-		var err error
-		if strings.ContainsAny(quantile, "pP_") {
-			return false
-		}
-		if q, err = strconv.ParseFloat(quantile, 64); err != nil || math.IsNaN(q) {
+		var ok bool
+		if q, ok = labelFloat(quantile); !ok {
 			return false
 		}
 	}
@@ -93,6 +87,22 @@ func (p *textParser) summaryLine(f *textFamily, suffix string, hasQ bool, quanti
 		s.Quantile = append(s.Quantile, &dto.Quantile{Quantile: p.float(q), Value: p.float(v)})
 	}
 	return true
+}
+
+// wholeCount reports whether v is a count expfmt reads into an integer
+// field: not negative, integral, and exact in a float64.
+func wholeCount(v float64) bool {
+	return v >= 0 && v == math.Trunc(v) && v <= 1<<53
+}
+
+// labelFloat parses an le or quantile label value as expfmt does, without
+// the spellings (hex floats, underscores) it rejects; NaN is not a bound.
+func labelFloat(s string) (float64, bool) {
+	if strings.ContainsAny(s, "pP_") {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil && !math.IsNaN(f)
 }
 
 // labelValue reads a quoted label value's text up to its closing quote

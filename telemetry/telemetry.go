@@ -78,3 +78,31 @@ type GPUReading struct {
 	// SourceURL is the collector's Source.
 	SourceURL string `json:"telemetry_source_url"`
 }
+
+// window is an accumulator's profiling window as the runner marks it
+// (Start, End): each bound is set by its first call, later calls are
+// ignored.
+type window struct {
+	started, ended bool
+	startNS, endNS int64 // wall-clock Unix ns
+}
+
+// start sets the start at ns and reports whether this call set it.
+func (w *window) start(ns int64) bool {
+	if w.started {
+		return false
+	}
+	w.started, w.startNS = true, ns
+	return true
+}
+
+// end sets the end at ns unless it is set.
+func (w *window) end(ns int64) {
+	if !w.ended {
+		w.ended, w.endNS = true, ns
+	}
+}
+
+// before reports whether a sample taken at ns precedes the window: false
+// until the window has started.
+func (w *window) before(ns int64) bool { return w.started && ns < w.startNS }
