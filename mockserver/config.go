@@ -1,6 +1,7 @@
 package mockserver
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -152,39 +153,17 @@ type Config struct {
 // withDefaults returns c with zero fields replaced by their defaults, or an
 // error naming the first invalid field.
 func (c Config) withDefaults() (Config, error) {
-	if c.Addr == "" {
-		c.Addr = DefaultAddr
-	}
-	if c.TokensPerChunk == 0 {
-		c.TokensPerChunk = DefaultTokensPerChunk
-	}
-	if c.OutputTokens == 0 {
-		c.OutputTokens = DefaultOutputTokens
-	}
-	if c.ErrorStatus == 0 {
-		c.ErrorStatus = DefaultErrorStatus
-	}
-	if c.StallDuration == 0 {
-		c.StallDuration = DefaultStallDuration
-	}
-	if c.EmbeddingDims == 0 {
-		c.EmbeddingDims = DefaultEmbeddingDims
-	}
-	if c.Version == "" {
-		c.Version = DefaultVersion
-	}
-	if c.MaxNumSeqs == 0 {
-		c.MaxNumSeqs = DefaultMaxNumSeqs
-	}
-	if c.BlockSize == 0 {
-		c.BlockSize = DefaultBlockSize
-	}
-	if c.NumGPUBlocks == 0 {
-		c.NumGPUBlocks = DefaultNumGPUBlocks
-	}
-	if c.MaxModelLen == 0 {
-		c.MaxModelLen = DefaultMaxModelLen
-	}
+	c.Addr = cmp.Or(c.Addr, DefaultAddr)
+	c.TokensPerChunk = cmp.Or(c.TokensPerChunk, DefaultTokensPerChunk)
+	c.OutputTokens = cmp.Or(c.OutputTokens, DefaultOutputTokens)
+	c.ErrorStatus = cmp.Or(c.ErrorStatus, DefaultErrorStatus)
+	c.StallDuration = cmp.Or(c.StallDuration, DefaultStallDuration)
+	c.EmbeddingDims = cmp.Or(c.EmbeddingDims, DefaultEmbeddingDims)
+	c.Version = cmp.Or(c.Version, DefaultVersion)
+	c.MaxNumSeqs = cmp.Or(c.MaxNumSeqs, DefaultMaxNumSeqs)
+	c.BlockSize = cmp.Or(c.BlockSize, DefaultBlockSize)
+	c.NumGPUBlocks = cmp.Or(c.NumGPUBlocks, DefaultNumGPUBlocks)
+	c.MaxModelLen = cmp.Or(c.MaxModelLen, DefaultMaxModelLen)
 	var errs []error
 	for _, d := range []struct {
 		name string

@@ -74,8 +74,10 @@ func (h *histogram) observeN(v, n uint64) {
 	for i < len(h.bounds) && v > h.bounds[i] {
 		i++
 	}
-	h.counts[i].Add(n)
+	// The sum first: appendTo loads the buckets first, so a bucket it
+	// sees has its observations in the sum it loads next.
 	h.sum.Add(v * n)
+	h.counts[i].Add(n)
 }
 
 // observe records one observation of v units.

@@ -277,3 +277,42 @@ func BenchmarkEngineRequest(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/256, "ns/event")
 }
+
+// TestHistogramScrapeNeverSeesSumBehind: a scrape racing observations may
+// see the sum run ahead of the buckets, never behind them: every
+// observation a bucket shows is in the sum already.
+func TestHistogramScrapeNeverSeesSumBehind(t *testing.T) {
+	const v = 1000
+	h := newHistogram("x", "x", []float64{1}, 1)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				for range 64 {
+					h.observe(v)
+				}
+			}
+		}
+	}()
+	deadline := time.Now().Add(100 * time.Millisecond)
+	behind := 0
+	for time.Now().Before(deadline) && behind == 0 {
+		var count uint64
+		for i := range h.counts {
+			count += h.counts[i].Load()
+		}
+		if sum := h.sum.Load(); sum < count*v {
+			behind++
+		}
+	}
+	close(stop)
+	<-done
+	if behind > 0 {
+		t.Errorf("a scrape saw a bucket count whose observation is not in the sum yet")
+	}
+}
