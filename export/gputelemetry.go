@@ -1,9 +1,7 @@
 package export
 
 import (
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/pyjson"
@@ -17,19 +15,7 @@ func AppendGPUReading(dst []byte, r telemetry.GPUReading) []byte {
 	return append(r.AppendJSON(dst), '\n')
 }
 
-// gpuEndpointDisplay is how AIPerf names a telemetry source in its summary and
-// on the console (normalize_endpoint_display): host[:port] and the path
-// without a trailing /metrics, e.g. "localhost:9400", or "localhost" for
-// pynvml://localhost. Unlike AIPerf it never shows a user:password@.
-func gpuEndpointDisplay(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return raw
-	}
-	return u.Host + strings.TrimSuffix(u.Path, "/metrics")
-}
-
-// gpuSources are the configured and the reachable GPU telemetry sources:
+// gpuSourceLists returns the configured and the reachable GPU telemetry sources:
 // those of health (KindGPU), or, without health, the summary's endpoints.
 func gpuSourceLists(s *telemetry.GPUSummary, health []telemetry.Health) (configured, reachable []string) {
 	for _, h := range health {
@@ -68,10 +54,28 @@ func putGPUKeyed[T any](list []gpuKeyed[T], key string, val T) []gpuKeyed[T] {
 	return append(list, gpuKeyed[T]{key, val})
 }
 
+// gpuEndpoints returns the summary's GPUs keyed as AIPerf keys them, by
+// endpointDisplay and then "gpu_<index>" (a later GPU of the same key
+// replacing an earlier one in its place); nil for a nil summary.
+func gpuEndpoints(s *telemetry.GPUSummary) []gpuKeyed[[]gpuKeyed[telemetry.GPUInfo]] {
+	if s == nil {
+		return nil
+	}
+	var endpoints []gpuKeyed[[]gpuKeyed[telemetry.GPUInfo]]
+	for _, e := range s.Endpoints {
+		var gpus []gpuKeyed[telemetry.GPUInfo]
+		for _, g := range e.GPUs {
+			gpus = putGPUKeyed(gpus, "gpu_"+strconv.Itoa(g.Index), g)
+		}
+		endpoints = putGPUKeyed(endpoints, endpointDisplay(e.Source), gpus)
+	}
+	return endpoints
+}
+
 // appendTelemetryData writes the summary JSON's "telemetry_data" value at
 // depth 1 as AIPerf's TelemetryExportData (model_dump_json, indent 2,
 // exclude_none): summary (endpoints configured and reachable, the window's
-// start and end times), endpoints keyed by gpuEndpointDisplay, their GPUs
+// start and end times), endpoints keyed by endpointDisplay, their GPUs
 // keyed "gpu_<index>" with their metrics (a counter with unit and avg
 // only), and error_summary (the failures of the reachable GPU sources).
 func appendTelemetryData(iw *indentWriter, s *telemetry.GPUSummary, info *RunInfo) {
@@ -80,9 +84,9 @@ func appendTelemetryData(iw *indentWriter, s *telemetry.GPUSummary, info *RunInf
 	iw.key(true, 2, "summary")
 	iw.b = append(iw.b, '{')
 	iw.key(true, 3, "endpoints_configured")
-	appendStringList(iw, configured, 3)
+	appendStrings(iw, configured, 3)
 	iw.key(false, 3, "endpoints_successful")
-	appendStringList(iw, reachable, 3)
+	appendStrings(iw, reachable, 3)
 	iw.key(false, 3, "start_time")
 	iw.b = pyjson.AppendString(iw.b, pyDatetime(windowTime(s.StartNS, info.Start), info.location()))
 	iw.key(false, 3, "end_time")
@@ -91,14 +95,7 @@ func appendTelemetryData(iw *indentWriter, s *telemetry.GPUSummary, info *RunInf
 	iw.b = append(iw.b, '}')
 
 	iw.key(false, 2, "endpoints")
-	var endpoints []gpuKeyed[[]gpuKeyed[telemetry.GPUInfo]]
-	for _, e := range s.Endpoints {
-		var gpus []gpuKeyed[telemetry.GPUInfo]
-		for _, g := range e.GPUs {
-			gpus = putGPUKeyed(gpus, "gpu_"+strconv.Itoa(g.Index), g)
-		}
-		endpoints = putGPUKeyed(endpoints, gpuEndpointDisplay(e.Source), gpus)
-	}
+	endpoints := gpuEndpoints(s)
 	if len(endpoints) == 0 {
 		iw.b = append(iw.b, '{', '}')
 	} else {
@@ -220,24 +217,6 @@ func appendGPUErrors(iw *indentWriter, health []telemetry.Health) {
 		return
 	}
 	iw.newline(2)
-	iw.b = append(iw.b, ']')
-}
-
-// appendStringList writes a list of strings whose members sit at depth+1.
-func appendStringList(iw *indentWriter, list []string, depth int) {
-	if len(list) == 0 {
-		iw.b = append(iw.b, '[', ']')
-		return
-	}
-	iw.b = append(iw.b, '[')
-	for i, s := range list {
-		if i > 0 {
-			iw.b = append(iw.b, ',')
-		}
-		iw.newline(depth + 1)
-		iw.b = pyjson.AppendString(iw.b, s)
-	}
-	iw.newline(depth)
 	iw.b = append(iw.b, ']')
 }
 

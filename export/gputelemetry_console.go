@@ -31,19 +31,9 @@ func appendGPUTelemetry(b []byte, info *RunInfo) []byte {
 	if s == nil && len(configured) == 0 {
 		return b
 	}
-	var endpoints []gpuKeyed[[]gpuKeyed[telemetry.GPUInfo]]
-	if s != nil {
-		for _, e := range s.Endpoints {
-			var gpus []gpuKeyed[telemetry.GPUInfo]
-			for _, g := range e.GPUs {
-				gpus = putGPUKeyed(gpus, "gpu_"+strconv.Itoa(g.Index), g)
-			}
-			endpoints = putGPUKeyed(endpoints, gpuEndpointDisplay(e.Source), gpus)
-		}
-	}
 	b = append(b, '\n', '\n')
 	first := true
-	for _, e := range endpoints {
+	for _, e := range gpuEndpoints(s) {
 		for _, kg := range e.val {
 			g := &kg.val
 			title := e.key + " | GPU " + strconv.Itoa(g.Index) + " | " + g.Name
@@ -62,7 +52,7 @@ func appendGPUTelemetry(b []byte, info *RunInfo) []byte {
 		if unreachable := gpuMissing(configured, reachable); len(unreachable) > 0 {
 			b = append(b, "\n\nUnreachable endpoints:"...)
 			for _, u := range unreachable {
-				b = append(b, "\n  • "+gpuEndpointDisplay(u)...)
+				b = append(b, "\n  • "+endpointDisplay(u)...)
 			}
 		}
 		b = append(b, '\n')
@@ -81,7 +71,7 @@ func gpuSourceLines(configured, reachable []string) []string {
 		if slices.Contains(reachable, c) {
 			mark = " ✔"
 		}
-		lines = append(lines, "• "+gpuEndpointDisplay(c)+mark)
+		lines = append(lines, "• "+endpointDisplay(c)+mark)
 	}
 	return lines
 }

@@ -223,12 +223,13 @@ func TestGPUNumberAndEndpoint(t *testing.T) {
 	for raw, want := range map[string]string{
 		"http://localhost:9400/metrics":       "localhost:9400",
 		"pynvml://localhost":                  "localhost",
-		"https://user:secret@h:1/api/metrics": "h:1/api",
+		"https://user:secret@h:1/api/metrics": "<redacted>@h:1/api",
+		"http://u:p@ss@h:1/metrics?token=x":   "<redacted>@h:1",
 		"http://h/metrics/x":                  "h/metrics/x",
 		"not a url":                           "not a url",
 	} {
-		if got := gpuEndpointDisplay(raw); got != want || strings.Contains(got, "secret") {
-			t.Errorf("gpuEndpointDisplay(%q) = %q, want %q", raw, got, want)
+		if got := endpointDisplay(raw); got != want || strings.Contains(got, "secret") {
+			t.Errorf("endpointDisplay(%q) = %q, want %q", raw, got, want)
 		}
 	}
 }

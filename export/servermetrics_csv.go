@@ -38,7 +38,7 @@ func WriteServerMetricsCSV(w io.Writer, s *telemetry.ServerMetricsSummary, info 
 	var infos []*serverCSVRow
 	for i := range s.Endpoints {
 		ep := &s.Endpoints[i]
-		display := serverEndpointDisplay(ep.URL)
+		display := endpointDisplay(ep.URL)
 		for j := range ep.Metrics {
 			m := &ep.Metrics[j]
 			unit := serverMetricUnit(m.Name, m.Description)

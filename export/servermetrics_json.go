@@ -272,9 +272,13 @@ func pyStrRepr(s string) string {
 	return q + r.Replace(s) + q
 }
 
-// serverEndpointDisplay is AIPerf's normalize_endpoint_display: the URL's
-// network location (host and port) and its path without /metrics.
-func serverEndpointDisplay(raw string) string {
+// endpointDisplay is AIPerf's normalize_endpoint_display, how its
+// summaries and tables name a telemetry source: the URL's network location
+// (host and port) and its path without a trailing /metrics, e.g.
+// "localhost:9400", or "localhost" for pynvml://localhost. Credentials in
+// the network location read "<redacted>" (AIPerf shows them for GPU
+// sources).
+func endpointDisplay(raw string) string {
 	_, rest, ok := strings.Cut(raw, "://")
 	if !ok {
 		rest = raw
@@ -283,6 +287,9 @@ func serverEndpointDisplay(raw string) string {
 		rest = rest[:i]
 	}
 	host, path, _ := strings.Cut(rest, "/")
+	if at := strings.LastIndexByte(host, '@'); at >= 0 {
+		host = "<redacted>" + host[at:]
+	}
 	if path == "" {
 		return host
 	}

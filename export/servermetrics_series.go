@@ -147,7 +147,7 @@ func appendServerTimeslices(iw *indentWriter, typ telemetry.MetricType, ts []tel
 	iw.b = append(iw.b, ']')
 }
 
-// appendStrings writes a list of strings at depth.
+// appendStrings writes a list of strings whose members sit at depth+1.
 func appendStrings(iw *indentWriter, ss []string, depth int) {
 	if len(ss) == 0 {
 		iw.b = append(iw.b, '[', ']')
