@@ -19,8 +19,9 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
-	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" driver
+	"github.com/duckdb/duckdb-go/v2" // also registers the "duckdb" driver
 )
 
 // ErrSchemaVersion reports a database written by a newer schema than this
@@ -59,18 +60,70 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
-// register adds the package's table functions to the database (they are
-// not stored in it).
+// register adds decodedTableFunc to the database (a table function is not
+// stored in it).
 func (db *DB) register(ctx context.Context) error {
 	conn, err := db.db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if err := registerRecordTable(conn); err != nil {
+	handle, err := duckdb.NewTypeInfo(duckdb.TYPE_BIGINT)
+	if err != nil {
 		return err
 	}
-	return registerTelemetryTable(conn)
+	f := duckdb.ChunkTableFunction{
+		Config: duckdb.TableFunctionConfig{Arguments: []duckdb.TypeInfo{handle}},
+		BindArguments: func(_ map[string]any, args ...any) (duckdb.ChunkTableSource, error) {
+			id, _ := args[0].(int64)
+			src, ok := decodedSources.Load(id)
+			if !ok {
+				return nil, fmt.Errorf("%s: no rows under handle %v", decodedTableFunc, args[0])
+			}
+			return src.(duckdb.ChunkTableSource), nil
+		},
+	}
+	if err := duckdb.RegisterTableUDF(conn, decodedTableFunc, f); err != nil {
+		return fmt.Errorf("register %s: %w", decodedTableFunc, err)
+	}
+	return nil
+}
+
+// decodedTableFunc is the table function through which an INSERT reads
+// rows decoded in Go (records, GPU readings, server metric samples):
+// decodedTableFunc(handle) yields the rows of the source registered under
+// handle, with its columns. Open registers it once per database; it is of
+// no use outside this package.
+const decodedTableFunc = "aiperf_decoded_rows"
+
+var (
+	decodedSources sync.Map // handle (int64) → duckdb.ChunkTableSource
+	decodedHandles atomic.Int64
+	// chunkCapacity is the number of rows of a DuckDB data chunk.
+	chunkCapacity = duckdb.GetDataChunkCapacity()
+)
+
+// addSource makes src the rows of decodedTableFunc(handle) until remove
+// is called.
+func addSource(src duckdb.ChunkTableSource) (handle int64, remove func()) {
+	handle = decodedHandles.Add(1)
+	decodedSources.Store(handle, src)
+	return handle, func() { decodedSources.Delete(handle) }
+}
+
+// typeInfo returns the TypeInfo of a primitive type.
+func typeInfo(t duckdb.Type) duckdb.TypeInfo {
+	ti, err := duckdb.NewTypeInfo(t)
+	if err != nil {
+		panic(err) // primitive types always have one
+	}
+	return ti
+}
+
+// setError reports a failure to set column col of a chunk whose columns
+// are cols.
+func setError(cols []duckdb.ColumnInfo, col int, err error) error {
+	return fmt.Errorf("set %s: %w", cols[col].Name, err)
 }
 
 // Close closes the database; queries in flight fail.

@@ -258,3 +258,46 @@ func roundInt(f float64, bits int) (int64, error) {
 	}
 	return int64(f), nil
 }
+
+// errWantNumber reports a value that is not a number where one is due.
+var errWantNumber = errors.New("want a number or null")
+
+// intValue reads a number or null as a bits-sized integer (a number with
+// a fraction rounds half to even).
+func (s *jsonScanner) intValue(bits int) (v int64, null bool, err error) {
+	switch c := s.peek(); {
+	case c == 'n':
+		return 0, true, s.literal("null")
+	case c == '-' || c >= '0' && c <= '9':
+		var n numLit
+		if err := s.number(&n); err != nil {
+			return 0, false, err
+		}
+		v, err := n.int(bits)
+		return v, false, err
+	}
+	return 0, false, errWantNumber
+}
+
+// floatValue reads a number or null; NaN and the infinities read as null.
+func (s *jsonScanner) floatValue() (v float64, null bool, err error) {
+	switch c := s.peek(); {
+	case c == 'n':
+		return 0, true, s.literal("null")
+	case c == 'N':
+		return 0, true, s.literal("NaN")
+	case c == 'I':
+		return 0, true, s.literal("Infinity")
+	case c == '-' || c >= '0' && c <= '9':
+		var n numLit
+		if err := s.number(&n); err != nil {
+			return 0, false, err
+		}
+		f := n.float()
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return 0, true, nil
+		}
+		return f, false, nil
+	}
+	return 0, false, errWantNumber
+}

@@ -285,6 +285,52 @@ func hex4(b []byte, i int) (rune, bool) {
 	return r, true
 }
 
+// objectOrNull consumes the '{' of an object and returns true, or
+// consumes a null and returns false.
+func (s *jsonScanner) objectOrNull() (bool, error) {
+	switch s.peek() {
+	case '{':
+		s.pos++
+		return true, nil
+	case 'n':
+		return false, s.literal("null")
+	}
+	return false, s.unexpected("an object or null")
+}
+
+// members reads the object (or null) at the scanner, calling member with
+// each key, positioned at its value, which member must read.
+func members(s *jsonScanner, member func(key []byte) error) error {
+	if ok, err := s.objectOrNull(); !ok || err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.nextKey(first)
+		if err != nil || !ok {
+			return err
+		}
+		if err := member(key); err != nil {
+			return err
+		}
+	}
+}
+
+// errWantString reports a value that is not a string where one is due.
+var errWantString = errors.New("want a string or null")
+
+// textValue reads a string or null; the bytes alias the line or the
+// scanner's scratch buffer until the next string read.
+func (s *jsonScanner) textValue() (v []byte, null bool, err error) {
+	switch s.peek() {
+	case '"':
+		v, err := s.str()
+		return v, false, err
+	case 'n':
+		return nil, true, s.literal("null")
+	}
+	return nil, false, errWantString
+}
+
 // skip reads and discards the value at pos, validating it.
 func (s *jsonScanner) skip(depth int) error {
 	if depth > maxJSONDepth {

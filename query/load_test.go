@@ -117,12 +117,12 @@ func TestConcurrentLoadsRestoreThreads(t *testing.T) {
 	}
 }
 
-// TestRecordTableUnknownHandle: the table function refuses a handle no
+// TestDecodedTableUnknownHandle: the table function refuses a handle no
 // load registered.
-func TestRecordTableUnknownHandle(t *testing.T) {
+func TestDecodedTableUnknownHandle(t *testing.T) {
 	db := openTestDB(t)
-	_, err := db.SQL().Exec(`SELECT * FROM ` + recordTableFunc + `(12345)`)
-	if err == nil || !strings.Contains(err.Error(), "no records under handle") {
+	_, err := db.SQL().Exec(`SELECT * FROM ` + decodedTableFunc + `(12345)`)
+	if err == nil || !strings.Contains(err.Error(), "no rows under handle") {
 		t.Errorf("error %v", err)
 	}
 }

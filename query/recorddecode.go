@@ -50,9 +50,10 @@ const (
 	handleErrorObject
 )
 
-// decode appends the row of line to b. A blank line adds nothing. On
-// error, b may hold part of the row; the caller drops the batch.
-func (d *recordDecoder) decode(b *requestBatch, line []byte) error {
+// decodeLine implements lineDecoder: it appends the row of line to b. A
+// blank line adds nothing. On error, b may hold part of the row; the
+// caller drops the batch.
+func (d *recordDecoder) decodeLine(b *requestBatch, line []byte) error {
 	s := &d.s
 	s.reset(line)
 	c := s.ws()
@@ -134,20 +135,6 @@ func (d *recordDecoder) decodeFull(b *requestBatch, c byte) error {
 	return s.end()
 }
 
-// object consumes the '{' of an object and returns true, or consumes a
-// null and returns false.
-func (d *recordDecoder) object() (bool, error) {
-	s := &d.s
-	switch s.peek() {
-	case '{':
-		s.pos++
-		return true, nil
-	case 'n':
-		return false, s.literal("null")
-	}
-	return false, s.unexpected("an object or null")
-}
-
 // metadataHandlers maps the metadata keys (md*) to value handlers.
 var metadataHandlers = [...]int{
 	mdRequestNum:         fieldInt + intRequestNum,
@@ -171,7 +158,7 @@ var metadataHandlers = [...]int{
 
 // readMetadata reads the metadata object into r.
 func (d *recordDecoder) readMetadata(b *requestBatch, r *requestRow) error {
-	if ok, err := d.object(); !ok || err != nil {
+	if ok, err := d.s.objectOrNull(); !ok || err != nil {
 		return err
 	}
 	return d.members(metadataKeys, func(i int) error {
@@ -184,7 +171,7 @@ func (d *recordDecoder) readMetadata(b *requestBatch, r *requestRow) error {
 
 // readMetrics reads the metrics object into r.
 func (d *recordDecoder) readMetrics(b *requestBatch, r *requestRow) error {
-	if ok, err := d.object(); !ok || err != nil {
+	if ok, err := d.s.objectOrNull(); !ok || err != nil {
 		return err
 	}
 	return d.members(metricKeys, func(i int) error {
@@ -198,7 +185,7 @@ func (d *recordDecoder) readMetrics(b *requestBatch, r *requestRow) error {
 // readMetric reads one metric object ({"value": …, "unit": …}) into
 // field f.
 func (d *recordDecoder) readMetric(b *requestBatch, r *requestRow, f int) error {
-	if ok, err := d.object(); !ok || err != nil {
+	if ok, err := d.s.objectOrNull(); !ok || err != nil {
 		return err
 	}
 	return d.members(metricFields, func(i int) error {
@@ -214,7 +201,7 @@ var errorHandlers = [...]int{fieldInt + intErrorCode, fieldStr + strErrorType, f
 
 // readError reads the error object into r.
 func (d *recordDecoder) readError(b *requestBatch, r *requestRow) error {
-	if ok, err := d.object(); !ok || err != nil {
+	if ok, err := d.s.objectOrNull(); !ok || err != nil {
 		return err
 	}
 	if err := d.value(handleErrorObject, b, r); err != nil {

@@ -339,7 +339,7 @@ func TestRecordShape(t *testing.T) {
 			r.null &^= 1 << f
 		}
 		r.ints[intRequestNum] = num
-		r.strs[strPhase] = b.addText([]byte(text))
+		r.strs[strPhase] = addSpan(&b.text, []byte(text))
 		b.rows = append(b.rows, r)
 	}
 	num, phase, metric := fieldInt+intRequestNum, fieldStr+strPhase, fieldMetric

@@ -149,7 +149,7 @@ func (s *recordShape) insert(runID string, handle int64) (string, []any) {
 		sel.WriteString(", " + value)
 	}
 	q := fmt.Sprintf(`INSERT INTO requests (%s, valid) SELECT %s, %s & %d <> 0 FROM %s(?)`,
-		cols.String(), sel.String(), flagsColumn, uint64(1)<<flagValid, recordTableFunc)
+		cols.String(), sel.String(), flagsColumn, uint64(1)<<flagValid, decodedTableFunc)
 	return q, append(args, handle)
 }
 
@@ -161,11 +161,18 @@ func (s *recordShape) insert(runID string, handle int64) (string, []any) {
 // variable for the tests.)
 var longLists = 80
 
+// startRecords starts decoding profile_export.jsonl files (or record
+// segments), in order, into recycled batches (releaseBatch). The caller
+// must close the source.
+func startRecords(ctx context.Context, files []string) *lineSource[requestBatch] {
+	return startLines(ctx, files, func() lineDecoder[requestBatch] { return new(recordDecoder) }, newRequestBatch)
+}
+
 // insertRecords loads local profile_export.jsonl files (or record
 // segments, in the order given) into requests for runID, in tx, and
 // returns the number of rows. The files are decoded in Go on parallel
 // goroutines (recordDecoder) and inserted, in file order, by INSERTs
-// reading the recordTableFunc table function: one per recordShape the
+// reading the decodedTableFunc table function: one per recordShape the
 // rows need. When the first rows have long lists (longLists), the files
 // are loaded by insertJSONL instead, with the same results.
 func (db *DB) insertRecords(ctx context.Context, tx *sql.Tx, runID string, files []string) (n int64, err error) {
@@ -194,9 +201,8 @@ func (db *DB) insertRecords(ctx context.Context, tx *sql.Tx, runID string, files
 			n, err = 0, fmt.Errorf("load records: %w", rerr)
 		}
 	}()
-	id := recordHandles.Add(1)
-	recordTables.Store(id, t)
-	defer recordTables.Delete(id)
+	id, remove := addSource(t)
+	defer remove()
 	for {
 		t.shape.widen(t.cur, t.i)
 		t.full = false

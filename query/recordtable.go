@@ -1,26 +1,9 @@
 package query
 
-import (
-	"database/sql"
-	"fmt"
-	"sync"
-	"sync/atomic"
+import "github.com/duckdb/duckdb-go/v2"
 
-	"github.com/duckdb/duckdb-go/v2"
-)
-
-// recordTableFunc is the table function through which an INSERT reads
-// decoded records: recordTableFunc(handle) yields the rows of the
-// recordTable registered under handle. Open registers it once per
-// database; it is of no use outside this package.
-const recordTableFunc = "aiperf_decoded_records"
-
-var (
-	recordTables   sync.Map // handle (int64) → *recordTable
-	recordHandles  atomic.Int64
-	chunkCapacity  = duckdb.GetDataChunkCapacity()
-	recordTableCol = recordTableColumns()
-)
+// recordTableCol are the columns of a recordTable.
+var recordTableCol = recordTableColumns()
 
 // flagsColumn is the table function's column holding each row's flags:
 // its null mask (requestRow.null), was_cancelled and valid. The INSERT
@@ -50,40 +33,10 @@ func tableColumn(f int) int {
 // flagsIndex is the index of flagsColumn.
 const flagsIndex = numFields - 1
 
-// registerRecordTable registers the table function on conn's database.
-func registerRecordTable(conn *sql.Conn) error {
-	handle, err := duckdb.NewTypeInfo(duckdb.TYPE_BIGINT)
-	if err != nil {
-		return err
-	}
-	f := duckdb.ChunkTableFunction{
-		Config: duckdb.TableFunctionConfig{Arguments: []duckdb.TypeInfo{handle}},
-		BindArguments: func(_ map[string]any, args ...any) (duckdb.ChunkTableSource, error) {
-			id, _ := args[0].(int64)
-			t, ok := recordTables.Load(id)
-			if !ok {
-				return nil, fmt.Errorf("%s: no records under handle %v", recordTableFunc, args[0])
-			}
-			return t.(*recordTable), nil
-		},
-	}
-	if err := duckdb.RegisterTableUDF(conn, recordTableFunc, f); err != nil {
-		return fmt.Errorf("register %s: %w", recordTableFunc, err)
-	}
-	return nil
-}
-
 // recordTableColumns returns the table function's columns: the fields in
 // order but was_cancelled, then the flags.
 func recordTableColumns() []duckdb.ColumnInfo {
-	typ := func(t duckdb.Type) duckdb.TypeInfo {
-		ti, err := duckdb.NewTypeInfo(t)
-		if err != nil {
-			panic(err) // primitive types always have one
-		}
-		return ti
-	}
-	list, err := duckdb.NewListInfo(typ(duckdb.TYPE_DOUBLE))
+	list, err := duckdb.NewListInfo(typeInfo(duckdb.TYPE_DOUBLE))
 	if err != nil {
 		panic(err)
 	}
@@ -94,19 +47,19 @@ func recordTableColumns() []duckdb.ColumnInfo {
 		case f == fieldCancelled:
 			continue
 		case f == fieldInt+intTurnIndex || f == fieldInt+intErrorCode:
-			t = typ(duckdb.TYPE_INTEGER)
+			t = typeInfo(duckdb.TYPE_INTEGER)
 		case f < fieldStr:
-			t = typ(duckdb.TYPE_BIGINT)
+			t = typeInfo(duckdb.TYPE_BIGINT)
 		case f < fieldCancelled:
-			t = typ(duckdb.TYPE_VARCHAR)
+			t = typeInfo(duckdb.TYPE_VARCHAR)
 		case f < fieldICL:
-			t = typ(duckdb.TYPE_DOUBLE)
+			t = typeInfo(duckdb.TYPE_DOUBLE)
 		default:
 			t = list
 		}
 		cols = append(cols, duckdb.ColumnInfo{Name: name, T: t})
 	}
-	return append(cols, duckdb.ColumnInfo{Name: flagsColumn, T: typ(duckdb.TYPE_BIGINT)})
+	return append(cols, duckdb.ColumnInfo{Name: flagsColumn, T: typeInfo(duckdb.TYPE_BIGINT)})
 }
 
 // recordTable is the table function's source for the INSERTs of one load:
@@ -116,7 +69,7 @@ func recordTableColumns() []duckdb.ColumnInfo {
 // the shape, where the next INSERT, of a wider shape, resumes. DuckDB
 // calls it from one thread at a time.
 type recordTable struct {
-	src   *recordSource
+	src   *lineSource[requestBatch]
 	shape recordShape
 	// full tells that a row did not fit the shape: the table has ended
 	// for the current INSERT.
@@ -193,10 +146,10 @@ func (t *recordTable) FillChunk(chunk duckdb.DataChunk) error {
 	return chunk.SetSize(len(t.refs))
 }
 
-// releaseDone hands the batches read to the end back to the source.
+// releaseDone recycles the batches read to the end.
 func (t *recordTable) releaseDone() {
 	for _, b := range t.done {
-		t.src.release(b)
+		releaseBatch(b)
 	}
 	t.done = t.done[:0]
 }
@@ -221,7 +174,7 @@ func (t *recordTable) fill(chunk duckdb.DataChunk) error {
 				err = duckdb.SetChunkValue(chunk, col, k, v)
 			}
 			if err != nil {
-				return setError(col, err)
+				return setError(recordTableCol, col, err)
 			}
 		}
 	}
@@ -235,7 +188,7 @@ func (t *recordTable) fill(chunk duckdb.DataChunk) error {
 				continue
 			}
 			if err := duckdb.SetChunkValue(chunk, col, k, ref.b.str(ref.r, f)); err != nil {
-				return setError(col, err)
+				return setError(recordTableCol, col, err)
 			}
 		}
 	}
@@ -249,7 +202,7 @@ func (t *recordTable) fill(chunk duckdb.DataChunk) error {
 				continue
 			}
 			if err := duckdb.SetChunkValue(chunk, col, k, ref.r.metrics[f]); err != nil {
-				return setError(col, err)
+				return setError(recordTableCol, col, err)
 			}
 		}
 	}
@@ -259,7 +212,7 @@ func (t *recordTable) fill(chunk duckdb.DataChunk) error {
 				continue
 			}
 			if err := chunk.SetValue(col, k, ref.b.list(ref.r)); err != nil {
-				return setError(col, err)
+				return setError(recordTableCol, col, err)
 			}
 		}
 	}
@@ -272,21 +225,17 @@ func (t *recordTable) fill(chunk duckdb.DataChunk) error {
 			flags |= 1 << flagValid
 		}
 		if err := duckdb.SetChunkValue(chunk, flagsIndex, k, int64(flags)); err != nil {
-			return setError(flagsIndex, err)
+			return setError(recordTableCol, flagsIndex, err)
 		}
 	}
 	return nil
-}
-
-func setError(col int, err error) error {
-	return fmt.Errorf("set %s: %w", recordTableCol[col].Name, err)
 }
 
 // close releases the batches the table still holds.
 func (t *recordTable) close() {
 	t.releaseDone()
 	if t.cur != nil {
-		t.src.release(t.cur)
+		releaseBatch(t.cur)
 		t.cur = nil
 	}
 }

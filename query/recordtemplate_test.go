@@ -54,7 +54,7 @@ func viewRow(b *requestBatch, r *requestRow) decodedRow {
 func decodeFresh(line []byte) ([]decodedRow, error) {
 	var d recordDecoder
 	var b requestBatch
-	err := d.decode(&b, line)
+	err := d.decodeLine(&b, line)
 	var rows []decodedRow
 	for i := range b.rows {
 		rows = append(rows, viewRow(&b, &b.rows[i]))
@@ -84,7 +84,7 @@ func TestTemplateReplayMatchesFullParse(t *testing.T) {
 	lines := bytes.Split(buf.Bytes(), []byte("\n"))
 	for n, line := range lines {
 		before := len(b.rows)
-		if err := d.decode(&b, line); err != nil {
+		if err := d.decodeLine(&b, line); err != nil {
 			t.Fatalf("line %d: %v", n+1, err)
 		}
 		want, _ := decodeFresh(line)
@@ -121,9 +121,9 @@ func FuzzRecordDecoder(f *testing.F) {
 		for _, prime := range [][]byte{[]byte(line), typical[0], typical[1]} {
 			var d recordDecoder
 			var b requestBatch
-			_ = d.decode(&b, prime) // learns prime's shape, when valid
+			_ = d.decodeLine(&b, prime) // learns prime's shape, when valid
 			b.reset()
-			err := d.decode(&b, []byte(line))
+			err := d.decodeLine(&b, []byte(line))
 			if (err == nil) != (wantErr == nil) {
 				t.Fatalf("primed with %s: error %v, full parse %v", prime, err, wantErr)
 			}

@@ -162,12 +162,12 @@ func (d *recordDecoder) textValue(b *requestBatch) (v span, null bool, err error
 		if err != nil {
 			return span{}, false, err
 		}
-		return b.addText(v), false, nil
+		return addSpan(&b.text, v), false, nil
 	}
 	if d.buf, err = d.jsonText(d.buf[:0], 0); err != nil {
 		return span{}, false, err
 	}
-	return b.addText(d.buf), false, nil
+	return addSpan(&b.text, d.buf), false, nil
 }
 
 // jsonText appends the JSON value at the scanner as DuckDB turns a JSON

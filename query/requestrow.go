@@ -1,5 +1,7 @@
 package query
 
+import "sync"
+
 // requestRow is one requests row decoded from a profile_export.jsonl line
 // (run_id aside: it is the run's). Its strings and inter_chunk_latency
 // list live in the requestBatch that holds it.
@@ -94,6 +96,19 @@ func (b *requestBatch) reset() {
 	b.rows, b.text, b.icl = b.rows[:0], b.text[:0], b.icl[:0]
 }
 
+// batchPool recycles request batches.
+var batchPool = sync.Pool{New: func() any { return new(requestBatch) }}
+
+// newRequestBatch returns an empty batch, recycled when one is free.
+func newRequestBatch() *requestBatch {
+	b := batchPool.Get().(*requestBatch)
+	b.reset()
+	return b
+}
+
+// releaseBatch recycles a batch no longer read.
+func releaseBatch(b *requestBatch) { batchPool.Put(b) }
+
 // list returns the inter_chunk_latency elements of r, valid until reset.
 func (b *requestBatch) list(r *requestRow) []any {
 	return b.icl[r.icl.off : r.icl.off+r.icl.n : r.icl.off+r.icl.n]
@@ -105,9 +120,9 @@ func (b *requestBatch) str(r *requestRow, f int) []byte {
 	return b.text[s.off : s.off+s.n : s.off+s.n]
 }
 
-// addText copies v into the batch and returns its span.
-func (b *requestBatch) addText(v []byte) span {
-	sp := span{int32(len(b.text)), int32(len(v))}
-	b.text = append(b.text, v...)
+// addSpan appends v to text and returns its span.
+func addSpan(text *[]byte, v []byte) span {
+	sp := span{int32(len(*text)), int32(len(v))}
+	*text = append(*text, v...)
 	return sp
 }

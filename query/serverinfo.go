@@ -138,23 +138,6 @@ func parseMetricTypes(data []byte) map[string]uint8 {
 	return types
 }
 
-// members reads the object (or null) at the scanner, calling member with
-// each key, positioned at its value, which member must read.
-func members(s *jsonScanner, member func(key []byte) error) error {
-	if ok, err := s.objectOrNull(); !ok || err != nil {
-		return err
-	}
-	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
-		if err != nil || !ok {
-			return err
-		}
-		if err := member(key); err != nil {
-			return err
-		}
-	}
-}
-
 // metricTypes reads an object of metric descriptions by name into types.
 func metricTypes(s *jsonScanner, types map[string]uint8) error {
 	return members(s, func(key []byte) error {

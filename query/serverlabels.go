@@ -16,14 +16,7 @@ var errLabelValue = errors.New("labels: want string values")
 func (d *serverDecoder) readLabels() error {
 	s := &d.s
 	d.labels, d.arena = d.labels[:0], d.arena[:0]
-	if ok, err := s.objectOrNull(); !ok || err != nil {
-		return err
-	}
-	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
-		if err != nil || !ok {
-			return err
-		}
+	return members(s, func(key []byte) error {
 		// The key may alias the scratch buffer that the value reuses.
 		pair := labelPair{name: addSpan(&d.arena, key)}
 		if s.peek() != '"' {
@@ -34,16 +27,15 @@ func (d *serverDecoder) readLabels() error {
 			return err
 		}
 		pair.value = addSpan(&d.arena, v)
-		replaced := false
 		for i := range d.labels {
 			if string(d.text(d.labels[i].name)) == string(d.text(pair.name)) {
-				d.labels[i].value, replaced = pair.value, true
+				d.labels[i].value = pair.value
+				return nil
 			}
 		}
-		if !replaced {
-			d.labels = append(d.labels, pair)
-		}
-	}
+		d.labels = append(d.labels, pair)
+		return nil
+	})
 }
 
 func (d *serverDecoder) text(sp span) []byte { return d.arena[sp.off : sp.off+sp.n] }
@@ -66,40 +58,35 @@ func (d *serverDecoder) appendLabels(b *serverBatch) span {
 
 // readPairs reads an object of number-valued keys ({"0.1": 3, "+Inf": 5})
 // into b.pairs; a repeated key keeps its first place and its last value.
-func (d *serverDecoder) readPairs(b *serverBatch) (span, bool, error) {
+func (d *serverDecoder) readPairs(b *serverBatch) (sp span, null bool, err error) {
 	s := &d.s
-	if ok, err := s.objectOrNull(); !ok || err != nil {
-		return span{}, true, err
+	if s.peek() == 'n' {
+		return span{}, true, s.literal("null")
 	}
 	off := len(b.pairs)
-	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
-		if err != nil {
-			return span{}, false, err
-		}
-		if !ok {
-			break
-		}
+	err = members(s, func(key []byte) error {
 		k, err := strconv.ParseFloat(strings.TrimSpace(string(key)), 64)
 		if err != nil || math.IsNaN(k) {
-			return span{}, false, fmt.Errorf("bound %q: not a number", key)
+			return fmt.Errorf("bound %q: not a number", key)
 		}
 		v, null, err := s.floatValue()
 		if err != nil {
-			return span{}, false, err
+			return err
 		}
 		if null {
 			v = math.NaN()
 		}
-		dup := false
 		for i := off; i < len(b.pairs); i += 2 {
 			if b.pairs[i] == k {
-				b.pairs[i+1], dup = v, true
+				b.pairs[i+1] = v
+				return nil
 			}
 		}
-		if !dup {
-			b.pairs = append(b.pairs, k, v)
-		}
+		b.pairs = append(b.pairs, k, v)
+		return nil
+	})
+	if err != nil {
+		return span{}, false, err
 	}
 	return span{int32(off), int32((len(b.pairs) - off) / 2)}, false, nil
 }

@@ -116,23 +116,20 @@ type labelPair struct{ name, value span }
 func (d *serverDecoder) decodeLine(b *serverBatch, line []byte) error {
 	s := &d.s
 	s.reset(line)
-	if s.ws() != '{' {
+	switch s.ws() {
+	case 0: // a blank line
+		return nil
+	case '{':
+	default:
 		return s.unexpected("a JSON object")
 	}
-	s.pos++
 	start := len(b.rows)
 	var ts, latency int64
 	var endpoint span
 	null := uint64(1)<<srvColTimestamp | 1<<srvColLatency | 1<<srvColEndpoint
-	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err := members(s, func(key []byte) error {
 		var isNull bool
+		var err error
 		switch string(key) {
 		case "timestamp_ns":
 			ts, isNull, err = s.intValue(64)
@@ -154,6 +151,10 @@ func (d *serverDecoder) decodeLine(b *serverBatch, line []byte) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", key, err)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if err := s.end(); err != nil {
 		return err
@@ -173,49 +174,32 @@ func (d *serverDecoder) decodeLine(b *serverBatch, line []byte) error {
 // metrics reads the metrics object into rows.
 func (d *serverDecoder) metrics(b *serverBatch) error {
 	s := &d.s
-	if ok, err := s.objectOrNull(); !ok || err != nil {
-		return err
-	}
-	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
-		if err != nil || !ok {
-			return err
-		}
+	return members(s, func(key []byte) error {
 		name := addSpan(&b.text, key)
 		start := len(b.rows)
 		famType := typeDerive
+		var err error
 		switch s.peek() {
 		case '[':
 			err = d.samples(b, name)
 		case '{': // {"type": …, "description": …, "samples": […]}
-			s.pos++
-			for first := true; ; first = false {
-				k, ok, kerr := s.nextKey(first)
-				if kerr != nil || !ok {
-					err = kerr
-					break
-				}
+			err = members(s, func(k []byte) error {
 				switch string(k) {
 				case "type":
-					var t []byte
-					var null bool
-					if t, null, err = s.textValue(); err == nil && !null {
+					t, null, err := s.textValue()
+					if err == nil && !null {
 						famType = parseMetricType(string(t))
 					}
+					return err
 				case "samples":
 					if s.peek() == 'n' {
-						err = s.literal("null")
-					} else {
-						b.rows = b.rows[:start] // the last "samples" counts
-						err = d.samples(b, name)
+						return s.literal("null")
 					}
-				default:
-					err = s.skip(0)
+					b.rows = b.rows[:start] // the last "samples" counts
+					return d.samples(b, name)
 				}
-				if err != nil {
-					break
-				}
-			}
+				return s.skip(0)
+			})
 		case 'n':
 			err = s.literal("null")
 		default:
@@ -236,7 +220,8 @@ func (d *serverDecoder) metrics(b *serverBatch) error {
 				r.typ = deriveType(b.str(name), r)
 			}
 		}
-	}
+		return nil
+	})
 }
 
 // deriveType is the type of a sample whose record and run do not say.
@@ -282,18 +267,11 @@ func (d *serverDecoder) sample(b *serverBatch, name span) error {
 	if s.peek() != '{' {
 		return s.unexpected("a sample object")
 	}
-	s.pos++
 	r := serverRow{metric: name, null: serverAllNull}
 	d.labels, d.arena = d.labels[:0], d.arena[:0]
-	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err := members(s, func(key []byte) error {
 		var null bool
+		var err error
 		switch string(key) {
 		case "labels":
 			err = d.readLabels()
@@ -315,9 +293,10 @@ func (d *serverDecoder) sample(b *serverBatch, name span) error {
 		default:
 			err = s.skip(0)
 		}
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	r.labels = d.appendLabels(b)
 	b.rows = append(b.rows, r)

@@ -35,14 +35,14 @@ func (db *DB) insertTelemetry(ctx context.Context, tx *sql.Tx, runID string, t *
 		return fmt.Errorf("load telemetry: %w", err)
 	}
 	if len(t.gpu) > 0 {
-		src := startLines(ctx, t.gpu, func() lineDecoder[gpuBatch] { return new(gpuDecoder) })
+		src := startLines(ctx, t.gpu, func() lineDecoder[gpuBatch] { return new(gpuDecoder) }, nil)
 		err = insertTelemetryRows(ctx, tx, runID, gpuInsert, gpuTableColumns, src)
 		if err != nil {
 			err = fmt.Errorf("load gpu telemetry: %w", err)
 		}
 	}
 	if err == nil && len(t.server) > 0 {
-		src := startLines(ctx, t.server, func() lineDecoder[serverBatch] { return &serverDecoder{types: t.types} })
+		src := startLines(ctx, t.server, func() lineDecoder[serverBatch] { return &serverDecoder{types: t.types} }, nil)
 		err = insertTelemetryRows(ctx, tx, runID, serverInsert, serverTableColumns, src)
 		if err != nil {
 			err = fmt.Errorf("load server metrics: %w", err)
@@ -81,9 +81,8 @@ func insertTelemetryRows[B any, PB interface {
 		}
 		return PB(b), nil
 	}}
-	id := telemetryHandles.Add(1)
-	telemetryTables.Store(id, t)
-	defer telemetryTables.Delete(id)
+	id, remove := addSource(t)
+	defer remove()
 	_, err := tx.ExecContext(ctx, q, runID, id)
 	return err
 }

@@ -3,7 +3,6 @@ package query
 import (
 	"errors"
 	"fmt"
-	"math"
 )
 
 // Columns of the GPU rows the telemetry table function yields (see
@@ -101,29 +100,25 @@ var errNoTimestamp = errors.New("no timestamp_ns")
 func (d *gpuDecoder) decodeLine(b *gpuBatch, line []byte) error {
 	s := &d.s
 	s.reset(line)
-	if s.ws() != '{' {
+	switch s.ws() {
+	case 0: // a blank line
+		return nil
+	case '{':
+	default:
 		return s.unexpected("a JSON object")
 	}
-	s.pos++
 	r := gpuRow{null: gpuAllNull}
-	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err := members(s, func(key []byte) error {
 		if string(key) == "telemetry_data" {
-			err = d.fields(&r)
-		} else if col, known := gpuKeys[string(key)]; known {
-			err = d.column(b, &r, col)
-		} else {
-			err = s.skip(0)
+			return d.fields(&r)
 		}
-		if err != nil {
-			return err
+		if col, known := gpuKeys[string(key)]; known {
+			return d.column(b, &r, col)
 		}
+		return s.skip(0)
+	})
+	if err != nil {
+		return err
 	}
 	if err := s.end(); err != nil {
 		return err
@@ -173,20 +168,10 @@ func (d *gpuDecoder) fields(r *gpuRow) error {
 	s := &d.s
 	const fieldBits = gpuAllNull &^ (1<<gpuColField - 1)
 	r.null |= fieldBits // the last telemetry_data counts
-	if ok, err := s.objectOrNull(); !ok || err != nil {
-		return err
-	}
-	for first := true; ; first = false {
-		key, ok, err := s.nextKey(first)
-		if err != nil || !ok {
-			return err
-		}
+	return members(s, func(key []byte) error {
 		i, known := gpuFieldKeys[string(key)]
 		if !known {
-			if err := s.skip(0); err != nil {
-				return err
-			}
-			continue
+			return s.skip(0)
 		}
 		v, null, err := s.floatValue()
 		if err != nil {
@@ -194,7 +179,8 @@ func (d *gpuDecoder) fields(r *gpuRow) error {
 		}
 		r.fields[i] = v
 		setNull(&r.null, gpuColField+i, null)
-	}
+		return nil
+	})
 }
 
 // setNull sets or clears the null bit of column col.
@@ -204,83 +190,4 @@ func setNull(mask *uint64, col int, null bool) {
 	} else {
 		*mask &^= 1 << col
 	}
-}
-
-// addSpan appends v to text and returns its span.
-func addSpan(text *[]byte, v []byte) span {
-	sp := span{int32(len(*text)), int32(len(v))}
-	*text = append(*text, v...)
-	return sp
-}
-
-// objectOrNull consumes the '{' of an object and returns true, or
-// consumes a null and returns false.
-func (s *jsonScanner) objectOrNull() (bool, error) {
-	switch s.peek() {
-	case '{':
-		s.pos++
-		return true, nil
-	case 'n':
-		return false, s.literal("null")
-	}
-	return false, s.unexpected("an object or null")
-}
-
-// errWantNumber reports a value that is not a number where one is due.
-var errWantNumber = errors.New("want a number or null")
-
-// intValue reads a number or null as a bits-sized integer (a number with
-// a fraction rounds half to even).
-func (s *jsonScanner) intValue(bits int) (v int64, null bool, err error) {
-	switch c := s.peek(); {
-	case c == 'n':
-		return 0, true, s.literal("null")
-	case c == '-' || c >= '0' && c <= '9':
-		var n numLit
-		if err := s.number(&n); err != nil {
-			return 0, false, err
-		}
-		v, err := n.int(bits)
-		return v, false, err
-	}
-	return 0, false, errWantNumber
-}
-
-// floatValue reads a number or null; NaN and the infinities read as null.
-func (s *jsonScanner) floatValue() (v float64, null bool, err error) {
-	switch c := s.peek(); {
-	case c == 'n':
-		return 0, true, s.literal("null")
-	case c == 'N':
-		return 0, true, s.literal("NaN")
-	case c == 'I':
-		return 0, true, s.literal("Infinity")
-	case c == '-' || c >= '0' && c <= '9':
-		var n numLit
-		if err := s.number(&n); err != nil {
-			return 0, false, err
-		}
-		f := n.float()
-		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return 0, true, nil
-		}
-		return f, false, nil
-	}
-	return 0, false, errWantNumber
-}
-
-// errWantString reports a value that is not a string where one is due.
-var errWantString = errors.New("want a string or null")
-
-// textValue reads a string or null; the bytes alias the line or the
-// scanner's scratch buffer until the next string read.
-func (s *jsonScanner) textValue() (v []byte, null bool, err error) {
-	switch s.peek() {
-	case '"':
-		v, err := s.str()
-		return v, false, err
-	case 'n':
-		return nil, true, s.literal("null")
-	}
-	return nil, false, errWantString
 }

@@ -1,34 +1,19 @@
 package query
 
 import (
-	"database/sql"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/duckdb/duckdb-go/v2"
 )
-
-// telemetryTableFunc is the table function through which an INSERT reads
-// decoded telemetry: telemetryTableFunc(handle) yields the rows of the
-// telemetryTable registered under handle, with its columns (GPU readings
-// or server metric samples). Open registers it once per database; it is
-// of no use outside this package.
-const telemetryTableFunc = "aiperf_decoded_telemetry"
 
 // nullsColumn is the table function's column holding each row's null
 // mask: the INSERT turns a value whose bit is set into NULL (CASE WHEN
 // nulls & bit = 0 THEN value END) and fill leaves its slot unset, as
 // flagsColumn does for records.
 const nullsColumn = "nulls"
-
-var (
-	telemetryTables  sync.Map // handle (int64) → *telemetryTable
-	telemetryHandles atomic.Int64
-)
 
 // gpuTableColumnNames are the GPU table function's columns by gpuCol*.
 var gpuTableColumnNames = func() []string {
@@ -69,7 +54,7 @@ type rowBatch interface {
 	fill(chunk duckdb.DataChunk, from, n, at int) error
 }
 
-// telemetryTable is the table function's source for one INSERT: the rows
+// telemetryTable is decodedTableFunc's source for one INSERT: the rows
 // of the batches next returns, in order. DuckDB calls it from one thread
 // at a time.
 type telemetryTable struct {
@@ -112,38 +97,6 @@ func (t *telemetryTable) FillChunk(chunk duckdb.DataChunk) error {
 	}
 	t.rows += int64(n)
 	return chunk.SetSize(n)
-}
-
-// registerTelemetryTable registers the table function on conn's database.
-func registerTelemetryTable(conn *sql.Conn) error {
-	handle, err := duckdb.NewTypeInfo(duckdb.TYPE_BIGINT)
-	if err != nil {
-		return err
-	}
-	f := duckdb.ChunkTableFunction{
-		Config: duckdb.TableFunctionConfig{Arguments: []duckdb.TypeInfo{handle}},
-		BindArguments: func(_ map[string]any, args ...any) (duckdb.ChunkTableSource, error) {
-			id, _ := args[0].(int64)
-			t, ok := telemetryTables.Load(id)
-			if !ok {
-				return nil, fmt.Errorf("%s: no telemetry under handle %v", telemetryTableFunc, args[0])
-			}
-			return t.(*telemetryTable), nil
-		},
-	}
-	if err := duckdb.RegisterTableUDF(conn, telemetryTableFunc, f); err != nil {
-		return fmt.Errorf("register %s: %w", telemetryTableFunc, err)
-	}
-	return nil
-}
-
-// typeInfo returns the TypeInfo of a primitive type.
-func typeInfo(t duckdb.Type) duckdb.TypeInfo {
-	ti, err := duckdb.NewTypeInfo(t)
-	if err != nil {
-		panic(err) // primitive types always have one
-	}
-	return ti
 }
 
 // gpuTableColumns are the GPU table function's columns, then the nulls.
@@ -203,7 +156,7 @@ var gpuInsert = func() string {
 		sel = append(sel, nullable(gpuTableColumnNames[c], c))
 	}
 	return fmt.Sprintf("INSERT INTO gpu_telemetry (%s) SELECT %s FROM %s(?)",
-		strings.Join(cols, ", "), strings.Join(sel, ", "), telemetryTableFunc)
+		strings.Join(cols, ", "), strings.Join(sel, ", "), decodedTableFunc)
 }()
 
 // serverInsert is the INSERT of server metric rows; its parameters are
@@ -218,7 +171,7 @@ var serverInsert = func() string {
 		nullable("endpoint_url", srvColEndpoint), nullable("endpoint_latency_ns", srvColLatency), types,
 		nullable("value", srvColValue), nullable("sum", srvColSum), nullable("count", srvColCount),
 		pairColumns("bucket_keys", "bucket_values", srvColBuckets), pairColumns("quantile_keys", "quantile_values", srvColQuantiles),
-		telemetryTableFunc)
+		decodedTableFunc)
 }()
 
 func (b *gpuBatch) size() int { return len(b.rows) }
@@ -230,22 +183,22 @@ func (b *gpuBatch) fill(chunk duckdb.DataChunk, from, n, at int) error {
 	for k := range rows {
 		r := &rows[k]
 		if err := duckdb.SetChunkValue(chunk, gpuColTimestamp, at+k, r.timestampNS); err != nil {
-			return setTelemetryError(gpuTableColumns, gpuColTimestamp, err)
+			return setError(gpuTableColumns, gpuColTimestamp, err)
 		}
 		if r.null&(1<<gpuColIndex) == 0 {
 			if err := duckdb.SetChunkValue(chunk, gpuColIndex, at+k, int32(r.index)); err != nil {
-				return setTelemetryError(gpuTableColumns, gpuColIndex, err)
+				return setError(gpuTableColumns, gpuColIndex, err)
 			}
 		}
 		if err := duckdb.SetChunkValue(chunk, nulls, at+k, int64(r.null)); err != nil {
-			return setTelemetryError(gpuTableColumns, nulls, err)
+			return setError(gpuTableColumns, nulls, err)
 		}
 	}
 	for i, col := range gpuStrColumns {
 		for k := range rows {
 			if r := &rows[k]; r.null&(1<<col) == 0 {
 				if err := duckdb.SetChunkValue(chunk, col, at+k, b.str(r, i)); err != nil {
-					return setTelemetryError(gpuTableColumns, col, err)
+					return setError(gpuTableColumns, col, err)
 				}
 			}
 		}
@@ -255,7 +208,7 @@ func (b *gpuBatch) fill(chunk duckdb.DataChunk, from, n, at int) error {
 		for k := range rows {
 			if r := &rows[k]; r.null&(1<<col) == 0 {
 				if err := duckdb.SetChunkValue(chunk, col, at+k, r.fields[f]); err != nil {
-					return setTelemetryError(gpuTableColumns, col, err)
+					return setError(gpuTableColumns, col, err)
 				}
 			}
 		}
@@ -274,7 +227,7 @@ func (b *serverBatch) fill(chunk duckdb.DataChunk, from, n, at int) error {
 		has := func(col int) bool { return err == nil && r.null&(1<<col) == 0 }
 		try := func(col int, e error) {
 			if e != nil {
-				err = setTelemetryError(serverTableColumns, col, e)
+				err = setError(serverTableColumns, col, e)
 			}
 		}
 		try(srvColTimestamp, duckdb.SetChunkValue(chunk, srvColTimestamp, row, r.timestampNS))
@@ -358,8 +311,4 @@ func appendDouble(dst []byte, f float64) []byte {
 		return append(dst, "-inf"...)
 	}
 	return strconv.AppendFloat(dst, f, 'g', -1, 64)
-}
-
-func setTelemetryError(cols []duckdb.ColumnInfo, col int, err error) error {
-	return fmt.Errorf("set %s: %w", cols[col].Name, err)
 }

@@ -28,7 +28,7 @@ func sourceRows(t *testing.T, ctx context.Context, files ...string) ([]int64, er
 		for i := range b.rows {
 			nums = append(nums, b.rows[i].ints[intRequestNum])
 		}
-		src.release(b)
+		releaseBatch(b)
 	}
 }
 
@@ -55,7 +55,7 @@ func TestRecordSourceKeepsOrder(t *testing.T) {
 	// Many blocks, a line longer than three blocks, files with and without
 	// a final newline, CRLF line ends and blank lines.
 	a := write("a.jsonl", numberedLines(0, 30000, 120), "\n")
-	b := write("b.jsonl", append(numberedLines(30000, 2, 3*recordBlockSize+17), numberedLines(30002, 5, 60)...), "")
+	b := write("b.jsonl", append(numberedLines(30000, 2, 3*lineBlockSize+17), numberedLines(30002, 5, 60)...), "")
 	crlf := numberedLines(30007, 3, 60)
 	c := write("c.jsonl", append([]string{"", crlf[0] + "\r", "   ", crlf[1] + "\r"}, crlf[2]), "\r\n\n")
 	empty := write("empty.jsonl", nil, "")
@@ -109,7 +109,7 @@ func TestRecordSourceCancel(t *testing.T) {
 	if err != nil || b == nil {
 		t.Fatalf("first batch %v %v", b, err)
 	}
-	src.release(b)
+	releaseBatch(b)
 	cancel()
 	for err == nil {
 		b, err = src.next()
@@ -117,7 +117,7 @@ func TestRecordSourceCancel(t *testing.T) {
 			break // everything was decoded before the cancel landed
 		}
 		if b != nil {
-			src.release(b)
+			releaseBatch(b)
 		}
 	}
 	if err != nil && err != context.Canceled {

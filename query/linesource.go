@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -15,22 +16,27 @@ import (
 // lineSource's decoders take (a longer line makes a longer block).
 const lineBlockSize = 1 << 20
 
-// lineDecoder decodes one JSONL line into a batch of rows of type B. Each
-// decoding goroutine has its own.
+// blockPool recycles the blocks' buffers.
+var blockPool = sync.Pool{New: func() any { b := make([]byte, 0, lineBlockSize); return &b }}
+
+// lineDecoder decodes one JSONL line into a batch of rows of type B; a
+// blank line adds nothing. Each decoding goroutine has its own.
 type lineDecoder[B any] interface {
 	decodeLine(b *B, line []byte) error
 }
 
-// lineSource decodes JSONL files on parallel goroutines and hands out
-// their batches in file order, as recordSource does for records: one
-// goroutine reads the files into blocks of whole lines, one decoder per
-// CPU turns each block into a batch, and next returns the batches in
-// order. The source owns its goroutines: close cancels and waits for them.
+// lineSource decodes JSONL files (records, GPU readings, server metric
+// samples) on parallel goroutines and hands out their batches in file
+// order: one goroutine reads the files into blocks of whole lines, one
+// decoder per CPU turns each block into a batch, and next returns the
+// batches in order; at most three blocks per decoder are in flight. The
+// source owns its goroutines: close cancels and waits for them.
 type lineSource[B any] struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	order  chan chan lineResult[B]
-	err    error
+	// order carries each block's result channel, in file order.
+	order chan chan lineResult[B]
+	err   error
 }
 
 type lineResult[B any] struct {
@@ -38,20 +44,25 @@ type lineResult[B any] struct {
 	err   error
 }
 
+// lineBlock is a run of whole lines of one file.
 type lineBlock[B any] struct {
-	data      []byte
+	data      *[]byte // from blockPool
 	file      string
 	firstLine int
 	res       chan lineResult[B] // buffered: a decoder never blocks on it
 }
 
 // startLines starts decoding files, in order, each worker with a decoder
-// from newDecoder. The caller must close the source.
-func startLines[B any](ctx context.Context, files []string, newDecoder func() lineDecoder[B]) *lineSource[B] {
+// from newDecoder, into batches from newBatch (which may recycle them;
+// nil: new ones). The caller must close the source.
+func startLines[B any](ctx context.Context, files []string, newDecoder func() lineDecoder[B], newBatch func() *B) *lineSource[B] {
 	ctx, cancel := context.WithCancel(ctx)
 	workers := runtime.GOMAXPROCS(0)
 	s := &lineSource[B]{cancel: cancel, order: make(chan chan lineResult[B], 2*workers)}
 	work := make(chan *lineBlock[B], workers)
+	if newBatch == nil {
+		newBatch = func() *B { return new(B) }
+	}
 	s.wg.Add(1 + workers)
 	go func() {
 		defer s.wg.Done()
@@ -64,8 +75,10 @@ func startLines[B any](ctx context.Context, files []string, newDecoder func() li
 			defer s.wg.Done()
 			dec := newDecoder()
 			for blk := range work {
-				b := new(B)
-				blk.res <- lineResult[B]{b, decodeLines(dec, b, blk)}
+				b := newBatch()
+				err := decodeLines(dec, b, blk)
+				blockPool.Put(blk.data)
+				blk.res <- lineResult[B]{b, err}
 			}
 		}()
 	}
@@ -73,18 +86,15 @@ func startLines[B any](ctx context.Context, files []string, newDecoder func() li
 }
 
 // decodeLines decodes the lines of blk into b; an error names the file
-// and the line. Blank lines are skipped.
+// and the line.
 func decodeLines[B any](dec lineDecoder[B], b *B, blk *lineBlock[B]) error {
-	data := blk.data
+	data := *blk.data
 	for line := blk.firstLine; len(data) > 0; line++ {
 		l := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			l, data = data[:i], data[i+1:]
 		} else {
 			data = nil
-		}
-		if len(bytes.TrimSpace(l)) == 0 {
-			continue
 		}
 		if err := dec.decodeLine(b, l); err != nil {
 			return fmt.Errorf("%s line %d: %w", blk.file, line, err)
@@ -113,14 +123,11 @@ func (s *lineSource[B]) read(ctx context.Context, files []string, work chan<- *l
 			return false
 		}
 	}
-	fail := func(err error) {
-		res := make(chan lineResult[B], 1)
-		res <- lineResult[B]{err: err}
-		queue(&lineBlock[B]{res: res})
-	}
 	for _, name := range files {
 		if err := s.readFile(name, queue); err != nil {
-			fail(err)
+			res := make(chan lineResult[B], 1)
+			res <- lineResult[B]{err: err}
+			queue(&lineBlock[B]{res: res})
 			return
 		}
 		if ctx.Err() != nil {
@@ -134,17 +141,17 @@ func (s *lineSource[B]) read(ctx context.Context, files []string, work chan<- *l
 func (s *lineSource[B]) readFile(name string, queue func(*lineBlock[B]) bool) error {
 	f, err := os.Open(name)
 	if err != nil {
-		return fmt.Errorf("read %w", err)
+		return err // names the file
 	}
 	defer f.Close()
 	var carry []byte
 	line := 1
 	for eof := false; !eof; {
-		b := make([]byte, len(carry), max(lineBlockSize, 2*len(carry)))
-		copy(b, carry)
+		buf := blockPool.Get().(*[]byte)
+		b := append((*buf)[:0], carry...)
 		for { // read until a line ends in what was read, or the file does
 			if len(b) == cap(b) { // a line longer than a block
-				b = append(b, make([]byte, cap(b))...)[:len(b)]
+				b = slices.Grow(b, cap(b))
 			}
 			n, err := io.ReadFull(f, b[len(b):cap(b)])
 			b = b[:len(b)+n]
@@ -153,6 +160,7 @@ func (s *lineSource[B]) readFile(name string, queue func(*lineBlock[B]) bool) er
 				break
 			}
 			if err != nil {
+				blockPool.Put(buf)
 				return fmt.Errorf("read %s: %w", name, err)
 			}
 			if bytes.IndexByte(b[len(b)-n:], '\n') >= 0 {
@@ -164,11 +172,9 @@ func (s *lineSource[B]) readFile(name string, queue func(*lineBlock[B]) bool) er
 			cut = bytes.LastIndexByte(b, '\n') + 1
 		}
 		carry = append(carry[:0], b[cut:]...)
-		if cut == 0 {
-			continue
-		}
-		blk := &lineBlock[B]{data: b[:cut], file: name, firstLine: line, res: make(chan lineResult[B], 1)}
-		line += bytes.Count(blk.data, []byte{'\n'})
+		*buf = b[:cut]
+		blk := &lineBlock[B]{data: buf, file: name, firstLine: line, res: make(chan lineResult[B], 1)}
+		line += bytes.Count(*buf, []byte{'\n'})
 		if !queue(blk) {
 			return nil
 		}
