@@ -137,7 +137,7 @@ type dcgmGPU struct {
 // dcgmFields set its values (a trailing _total is ignored, non-finite
 // values are skipped, a later sample of the same field wins), scaled to
 // AIPerf's units. Readings come ordered by GPU index with their fields in
-// GPUFields order; a GPU without a UUID label is left out.
+// AIPerf's field order; a GPU without a UUID label is left out.
 func dcgmReadings(fams map[string]*dto.MetricFamily, source string, ts int64) ([]GPUReading, error) {
 	names := make([]string, 0, len(fams))
 	for name := range fams {

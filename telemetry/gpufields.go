@@ -18,7 +18,9 @@ type GPUField struct {
 
 // gpuFields are AIPerf's GPU_TELEMETRY_METRICS_CONFIG, in its order, which
 // is also the order of its TelemetryMetrics model and so of telemetry_data
-// in gpu_telemetry_export.jsonl.
+// in gpu_telemetry_export.jsonl. Readings may hold other fields (older
+// AIPerf files have sm_clock_frequency, gpu_memory_total, …); the summary
+// and the console show only these, as AIPerf does.
 var gpuFields = [...]GPUField{
 	{"gpu_power_usage", "GPU Power Usage", "W", false},
 	{"energy_consumption", "Energy Consumption", "MJ", true},
@@ -34,25 +36,6 @@ var gpuFields = [...]GPUField{
 	{"power_violation", "Power Violation", "us", true},
 }
 
-// GPUFields returns the GPU telemetry fields AIPerf knows, in its order
-// (a fresh copy each call). Readings may hold other fields (older AIPerf
-// files have sm_clock_frequency, gpu_memory_total, …); the summary and the
-// console show only these, as AIPerf does.
-func GPUFields() []GPUField {
-	return append([]GPUField(nil), gpuFields[:]...)
-}
-
-// LookupGPUField returns the named field's description and whether it is
-// one of GPUFields.
-func LookupGPUField(name string) (GPUField, bool) {
-	for _, f := range gpuFields {
-		if f.Name == name {
-			return f, true
-		}
-	}
-	return GPUField{}, false
-}
-
 // gpuFieldIndex returns the field's position in gpuFields, or -1.
 func gpuFieldIndex(name string) int {
 	for i, f := range gpuFields {
@@ -64,7 +47,7 @@ func gpuFieldIndex(name string) int {
 }
 
 // gpuValues collects a reading's values by field while it is read, and
-// gives them back in GPUFields order.
+// gives them back in gpuFields order.
 type gpuValues struct {
 	v   [len(gpuFields)]float64
 	has [len(gpuFields)]bool
@@ -77,7 +60,7 @@ func (g *gpuValues) set(name string, v float64) {
 	}
 }
 
-// fields returns the recorded values in GPUFields order, each multiplied
+// fields returns the recorded values in gpuFields order, each multiplied
 // by scale[name] when there is one.
 func (g *gpuValues) fields(scale map[string]float64) Fields {
 	var out Fields

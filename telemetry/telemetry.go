@@ -33,10 +33,22 @@ const (
 // (no GPU, no driver): not a failure of the source.
 var ErrNoData = errors.New("no data")
 
+// NVMLSource is the NVML collector's Source, the name AIPerf gives its
+// pynvml readings' telemetry_source_url.
+const NVMLSource = "pynvml://localhost"
+
+// noDataError is a reason there is nothing to collect: it is ErrNoData to
+// errors.Is, and reads as its own message alone.
+type noDataError string
+
+func (e noDataError) Error() string { return string(e) }
+func (e noDataError) Unwrap() error { return ErrNoData }
+
 // Collector takes one sample of one source each time Collect is called. It
 // is called from one goroutine at a time.
 type Collector interface {
-	// Source names the source: its URL, or "nvml://localhost".
+	// Source names the source: its URL with any credentials redacted (it
+	// reaches the run's artifacts and logs), or NVMLSource.
 	Source() string
 	// Kind says what the source measures.
 	Kind() Kind
