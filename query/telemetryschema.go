@@ -105,7 +105,8 @@ GROUP BY run_id`
 // bracket the run's window: from the last sample at or before the window
 // starts to the first at or after it ends (every sample of a run without
 // profiling requests). Counters (energy, XID errors, violations) are the
-// difference between the last and the first of those samples.
+// difference between the last and the first of those samples, 0 when
+// it is negative (a reset), as AIPerf clamps them.
 const gpuSummaryView = `
 CREATE VIEW gpu_summary AS
 WITH bounds AS (
@@ -114,40 +115,47 @@ WITH bounds AS (
 		coalesce(min(g.timestamp_ns) FILTER (WHERE g.timestamp_ns >= w.end_ns), max(g.timestamp_ns)) AS hi
 	FROM gpu_telemetry g LEFT JOIN run_windows w ON w.run_id = g.run_id
 	GROUP BY ALL
+), summary AS (
+	SELECT g.run_id, g.source_url, g.gpu_index, g.gpu_uuid,
+		any_value(g.gpu_model_name) AS gpu_model_name,
+		any_value(g.hostname) AS hostname,
+		count(*) AS samples,
+		min(g.ts) AS first_ts,
+		max(g.ts) AS last_ts,
+		avg(g.gpu_power_usage) AS power_avg_w,
+		max(g.gpu_power_usage) AS power_max_w,
+		avg(g.gpu_utilization) AS gpu_utilization_avg,
+		max(g.gpu_utilization) AS gpu_utilization_max,
+		avg(g.sm_utilization) AS sm_utilization_avg,
+		avg(g.mem_utilization) AS mem_utilization_avg,
+		max(g.gpu_memory_used) AS gpu_memory_used_max_gb,
+		max(g.gpu_memory_total) AS gpu_memory_total_gb,
+		max(g.gpu_temperature) AS gpu_temperature_max,
+		(arg_max(g.energy_consumption, g.timestamp_ns) - arg_min(g.energy_consumption, g.timestamp_ns)) * 1e6 AS energy_j,
+		arg_max(g.xid_errors, g.timestamp_ns) - arg_min(g.xid_errors, g.timestamp_ns) AS xid_errors,
+		arg_max(g.power_violation, g.timestamp_ns) - arg_min(g.power_violation, g.timestamp_ns) AS power_violation_us,
+		arg_max(g.thermal_violation, g.timestamp_ns) - arg_min(g.thermal_violation, g.timestamp_ns) AS thermal_violation_us
+	FROM gpu_telemetry g
+	JOIN bounds b ON b.run_id = g.run_id
+		AND b.source_url IS NOT DISTINCT FROM g.source_url
+		AND b.gpu_index IS NOT DISTINCT FROM g.gpu_index
+		AND b.gpu_uuid IS NOT DISTINCT FROM g.gpu_uuid
+	WHERE g.timestamp_ns BETWEEN b.lo AND b.hi
+	GROUP BY g.run_id, g.source_url, g.gpu_index, g.gpu_uuid
 )
-SELECT g.run_id, g.source_url, g.gpu_index, g.gpu_uuid,
-	any_value(g.gpu_model_name) AS gpu_model_name,
-	any_value(g.hostname) AS hostname,
-	count(*) AS samples,
-	min(g.ts) AS first_ts,
-	max(g.ts) AS last_ts,
-	avg(g.gpu_power_usage) AS power_avg_w,
-	max(g.gpu_power_usage) AS power_max_w,
-	avg(g.gpu_utilization) AS gpu_utilization_avg,
-	max(g.gpu_utilization) AS gpu_utilization_max,
-	avg(g.sm_utilization) AS sm_utilization_avg,
-	avg(g.mem_utilization) AS mem_utilization_avg,
-	max(g.gpu_memory_used) AS gpu_memory_used_max_gb,
-	max(g.gpu_memory_total) AS gpu_memory_total_gb,
-	max(g.gpu_temperature) AS gpu_temperature_max,
-	(arg_max(g.energy_consumption, g.timestamp_ns) - arg_min(g.energy_consumption, g.timestamp_ns)) * 1e6 AS energy_j,
-	arg_max(g.xid_errors, g.timestamp_ns) - arg_min(g.xid_errors, g.timestamp_ns) AS xid_errors,
-	arg_max(g.power_violation, g.timestamp_ns) - arg_min(g.power_violation, g.timestamp_ns) AS power_violation_us,
-	arg_max(g.thermal_violation, g.timestamp_ns) - arg_min(g.thermal_violation, g.timestamp_ns) AS thermal_violation_us
-FROM gpu_telemetry g
-JOIN bounds b ON b.run_id = g.run_id
-	AND b.source_url IS NOT DISTINCT FROM g.source_url
-	AND b.gpu_index IS NOT DISTINCT FROM g.gpu_index
-	AND b.gpu_uuid IS NOT DISTINCT FROM g.gpu_uuid
-WHERE g.timestamp_ns BETWEEN b.lo AND b.hi
-GROUP BY g.run_id, g.source_url, g.gpu_index, g.gpu_uuid`
+SELECT * REPLACE (
+	CASE WHEN energy_j < 0 THEN 0 ELSE energy_j END AS energy_j,
+	CASE WHEN xid_errors < 0 THEN 0 ELSE xid_errors END AS xid_errors,
+	CASE WHEN power_violation_us < 0 THEN 0 ELSE power_violation_us END AS power_violation_us,
+	CASE WHEN thermal_violation_us < 0 THEN 0 ELSE thermal_violation_us END AS thermal_violation_us)
+FROM summary`
 
 // serverMetricsSummaryView summarises each series (endpoint, metric, type,
 // labels) of each run over the scrapes that bracket the run's window, as
 // gpu_summary does per endpoint. A counter's increase adds the rises
-// between consecutive samples and, after a drop (a reset), the new value,
-// as Prometheus' increase() does; a histogram's or summary's uses its
-// count, and sum_increase its sum.
+// between consecutive non-NULL samples and, after a drop (a reset), the
+// new value, as Prometheus' increase() does; a histogram's or summary's
+// uses its count, and sum_increase its sum.
 const serverMetricsSummaryView = `
 CREATE VIEW server_metrics_summary AS
 WITH bounds AS (
@@ -159,12 +167,12 @@ WITH bounds AS (
 ), samples AS (
 	SELECT s.run_id, s.endpoint_url, s.metric, s.type, s.labels, s.ts, s.timestamp_ns, s.value, s.sum,
 		CASE WHEN s.type IN ('histogram', 'summary') THEN s.count ELSE s.value END AS v,
-		lag(CASE WHEN s.type IN ('histogram', 'summary') THEN s.count ELSE s.value END)
-			OVER (PARTITION BY s.run_id, s.endpoint_url, s.metric, s.type, s.labels ORDER BY s.timestamp_ns) AS prev_v,
-		lag(s.sum) OVER (PARTITION BY s.run_id, s.endpoint_url, s.metric, s.type, s.labels ORDER BY s.timestamp_ns) AS prev_sum
+		lag(CASE WHEN s.type IN ('histogram', 'summary') THEN s.count ELSE s.value END IGNORE NULLS) OVER series AS prev_v,
+		lag(s.sum IGNORE NULLS) OVER series AS prev_sum
 	FROM server_metrics s
 	JOIN bounds b ON b.run_id = s.run_id AND b.endpoint_url IS NOT DISTINCT FROM s.endpoint_url
 	WHERE s.timestamp_ns BETWEEN b.lo AND b.hi
+	WINDOW series AS (PARTITION BY s.run_id, s.endpoint_url, s.metric, s.type, s.labels ORDER BY s.timestamp_ns)
 )
 SELECT run_id, endpoint_url, metric, type, labels,
 	count(*) AS samples,
