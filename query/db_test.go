@@ -180,3 +180,80 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Errorf("version %q", v)
 	}
 }
+
+// TestMigrateToSchema4ReloadsRuns: runs loaded under schema 3 (without
+// telemetry tables or provenance columns) are reloaded by the first
+// ingest after the migration, so that their telemetry and provenance
+// load, rather than skipped as unchanged.
+func TestMigrateToSchema4ReloadsRuns(t *testing.T) {
+	ctx := context.Background()
+	store := telemetryStore(t)
+	loaded := filepath.Join(t.TempDir(), "v4.duckdb")
+	db, err := Open(ctx, loaded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := db.Ingest(ctx, "", openStore(t, store)); err != nil || st.RunsLoaded != 3 {
+		t.Fatalf("ingest %+v %v", st, err)
+	}
+	db.Close()
+
+	// The same runs in a schema 3 database, as schema 3 held them.
+	path := filepath.Join(t.TempDir(), "v3.duckdb")
+	raw, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := raw.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts := []string{`CREATE TABLE schema_info (version VARCHAR NOT NULL)`, `INSERT INTO schema_info VALUES ('3')`}
+	for _, m := range migrations[:3] {
+		stmts = append(stmts, m...)
+	}
+	stmts = append(stmts, `ATTACH '`+loaded+`' AS loaded (READ_ONLY)`)
+	for _, s := range stmts {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	var runCols string
+	err = conn.QueryRowContext(ctx, `SELECT string_agg(column_name, ', ' ORDER BY ordinal_position)
+		FROM information_schema.columns WHERE table_catalog = 'v3' AND table_name = 'runs'`).Scan(&runCols)
+	if err != nil || strings.Contains(runCols, "gpu_count") {
+		t.Fatalf("schema 3 runs columns %q: %v", runCols, err)
+	}
+	for _, s := range []string{
+		`INSERT INTO runs SELECT ` + runCols + ` FROM loaded.runs`,
+		`INSERT INTO requests SELECT * FROM loaded.requests`,
+		`INSERT INTO run_metrics SELECT * FROM loaded.run_metrics`,
+		`DETACH loaded`,
+	} {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	conn.Close()
+	raw.Close()
+
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st, err := db.Ingest(ctx, "", openStore(t, store))
+	if err != nil || st.RunsLoaded != 3 {
+		t.Fatalf("ingest after the migration %+v %v", st, err)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM gpu_telemetry WHERE run_id = ?`, telemetryRun); n != 20 {
+		t.Errorf("%d GPU readings of %s, want 20", n, telemetryRun)
+	}
+	var software sql.NullString
+	if err := db.SQL().QueryRow(`SELECT server_software FROM runs WHERE run_id = ?`, telemetryRun).Scan(&software); err != nil || software.String != "vllm" {
+		t.Errorf("server_software %v %v", software, err)
+	}
+	if st, err := db.Ingest(ctx, "", openStore(t, store)); err != nil || st.RunsSkipped != 3 {
+		t.Errorf("second ingest %+v %v", st, err)
+	}
+}

@@ -194,11 +194,15 @@ FROM samples
 GROUP BY run_id, endpoint_url, metric, type, labels`
 
 // telemetryMigration is schema 4: the telemetry tables, the runs'
-// provenance columns and the views over them.
+// provenance columns and the views over them. The runs already loaded
+// get a content key no store gives (schema3:…), so that the next ingest
+// reloads them with their telemetry and provenance instead of skipping
+// them as unchanged.
 func telemetryMigration() []string {
 	stmts := []string{gpuTelemetryDDL(), serverMetricsDDL}
 	for _, c := range runProvenanceColumns {
 		stmts = append(stmts, "ALTER TABLE runs ADD COLUMN "+c[0]+" "+c[1])
 	}
-	return append(stmts, runWindowsView, gpuSummaryView, serverMetricsSummaryView)
+	return append(stmts, runWindowsView, gpuSummaryView, serverMetricsSummaryView,
+		`UPDATE runs SET content_key = 'schema3:' || content_key`)
 }
