@@ -42,19 +42,15 @@ func (p *textParser) histogramLine(f *textFamily, suffix string, hasLE bool, le 
 		m.Histogram = &dto.Histogram{}
 	}
 	h := m.Histogram
-	switch suffix {
-	case "_sum":
-		h.SampleSum = p.float(v)
-	case "_count":
-		h.SampleCount = p.uint(v)
-	default:
-		ub, ok := labelFloat(le)
-		if !ok {
-			return false
-		}
-		p.buckets = append(p.buckets, dto.Bucket{UpperBound: p.float(ub), CumulativeCount: p.uint(v)})
-		h.Bucket = append(h.Bucket, &p.buckets[len(p.buckets)-1])
+	if p.sumOrCount(suffix, v, &h.SampleSum, &h.SampleCount) {
+		return true
 	}
+	ub, ok := labelFloat(le)
+	if !ok {
+		return false
+	}
+	p.buckets = append(p.buckets, dto.Bucket{UpperBound: p.float(ub), CumulativeCount: p.uint(v)})
+	h.Bucket = append(h.Bucket, &p.buckets[len(p.buckets)-1])
 	return true
 }
 
@@ -78,13 +74,22 @@ func (p *textParser) summaryLine(f *textFamily, suffix string, hasQ bool, quanti
 		m.Summary = &dto.Summary{}
 	}
 	s := m.Summary
+	if !p.sumOrCount(suffix, v, &s.SampleSum, &s.SampleCount) {
+		s.Quantile = append(s.Quantile, &dto.Quantile{Quantile: p.float(q), Value: p.float(v)})
+	}
+	return true
+}
+
+// sumOrCount stores a histogram's or summary's _sum or _count line in sum
+// or count, and reports whether the line was one of them.
+func (p *textParser) sumOrCount(suffix string, v float64, sum **float64, count **uint64) bool {
 	switch suffix {
 	case "_sum":
-		s.SampleSum = p.float(v)
+		*sum = p.float(v)
 	case "_count":
-		s.SampleCount = p.uint(v)
+		*count = p.uint(v)
 	default:
-		s.Quantile = append(s.Quantile, &dto.Quantile{Quantile: p.float(q), Value: p.float(v)})
+		return false
 	}
 	return true
 }
