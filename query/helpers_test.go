@@ -161,3 +161,30 @@ func deref[T any](p *T) any {
 	}
 	return *p
 }
+
+// queryRows runs q with args and returns its rows.
+func queryRows(t testing.TB, db *DB, q string, args ...any) [][]any {
+	t.Helper()
+	rows, err := db.SQL().Query(q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out [][]any
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, vals)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -47,6 +47,13 @@ func (s *jsonScanner) ws() byte {
 	return s.wsSlow()
 }
 
+// blank skips whitespace and reports whether the line ends there (a NUL
+// byte, for which ws also returns 0, is not the end).
+func (s *jsonScanner) blank() bool {
+	s.ws()
+	return s.pos == len(s.b)
+}
+
 func (s *jsonScanner) wsSlow() byte {
 	for s.pos < len(s.b) {
 		switch c := s.b[s.pos]; c {

@@ -56,10 +56,10 @@ const (
 func (d *recordDecoder) decodeLine(b *requestBatch, line []byte) error {
 	s := &d.s
 	s.reset(line)
-	c := s.ws()
-	if c == 0 {
+	if s.blank() {
 		return nil
 	}
+	c := s.peek()
 	rows, text, icl := len(b.rows), len(b.text), len(b.icl)
 	for i := range d.templates {
 		if d.replay(b, line, i) {

@@ -115,29 +115,11 @@ func loadReadJSON(t *testing.T, files ...string) (*DB, error) {
 // their bits so that NaN and -0 compare too.
 func requestRows(t *testing.T, db *DB) [][]any {
 	t.Helper()
-	rows, err := db.SQL().Query(`SELECT * FROM requests ORDER BY rowid`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out [][]any
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
+	out := queryRows(t, db, `SELECT * FROM requests ORDER BY rowid`)
+	for _, vals := range out {
 		for i, v := range vals {
 			vals[i] = floatBits(v)
 		}
-		out = append(out, vals)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }
@@ -241,6 +223,8 @@ func TestDecoderRejectsWhatReadJSONRejects(t *testing.T) {
 		`{"metadata":{"x_request_id":"tab	here"}}`,
 		`{"metadata":{"x_request_id":"\ud83d"}}`,
 		"{\"metadata\":{\"x_request_id\":\"\xff\"}}",
+		"\x00",
+		"\x00{\"metadata\":{\"request_num\":1}}",
 	} {
 		path := writeLines(t, "bad.jsonl", []string{good, line, good})
 		if _, err := loadReadJSON(t, path); err == nil {

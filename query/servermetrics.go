@@ -116,11 +116,10 @@ type labelPair struct{ name, value span }
 func (d *serverDecoder) decodeLine(b *serverBatch, line []byte) error {
 	s := &d.s
 	s.reset(line)
-	switch s.ws() {
-	case 0: // a blank line
+	if s.blank() {
 		return nil
-	case '{':
-	default:
+	}
+	if s.peek() != '{' {
 		return s.unexpected("a JSON object")
 	}
 	start := len(b.rows)

@@ -120,33 +120,6 @@ func TestTelemetryExamples(t *testing.T) {
 	}
 }
 
-// queryRows runs q and returns its rows.
-func queryRows(t *testing.T, db *DB, q string) [][]any {
-	t.Helper()
-	rows, err := db.SQL().Query(q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out [][]any
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, vals)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // sameRow compares values, floats to 1e-9 relative.
 func sameRow(got, want []any) bool {
 	if len(got) != len(want) {

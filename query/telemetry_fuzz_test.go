@@ -2,6 +2,7 @@ package query
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -84,6 +85,9 @@ func normalizeRef(r refGPURow) refGPURow {
 	return r
 }
 
+// blank reports a line of JSON whitespace only, which decodes to no row.
+func blank(line []byte) bool { return len(bytes.Trim(line, " \t\r\n")) == 0 }
+
 func FuzzGPULine(f *testing.F) {
 	for _, l := range fixtureLines(f, "*/gpu_telemetry_export.jsonl") {
 		f.Add(l)
@@ -91,10 +95,17 @@ func FuzzGPULine(f *testing.F) {
 	f.Add([]byte(`{"timestamp_ns":1,"gpu_index":2.5,"dcgm_url":"u","telemetry_data":{"nvidia_power_usage":1e400,"mem_utilization":null}}`))
 	f.Add([]byte(`{"timestamp_ns":1,"telemetry_data":{"gpu_power_usage":1},"telemetry_data":{"energy_consumption":NaN}}`))
 	f.Add([]byte(`{"timestamp_ns":null}`))
+	f.Add([]byte(" \t\r"))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var d gpuDecoder
 		var b gpuBatch
 		err := d.decodeLine(&b, line)
+		if blank(line) {
+			if err != nil || len(b.rows) != 0 {
+				t.Fatalf("blank %q: %d rows, %v", line, len(b.rows), err)
+			}
+			return
+		}
 		if err == nil && len(b.rows) != 1 {
 			t.Fatalf("%q: %d rows", line, len(b.rows))
 		}
@@ -181,11 +192,18 @@ func FuzzServerLine(f *testing.F) {
 	}
 	f.Add([]byte(`{"timestamp_ns":5,"metrics":{"a":[{"labels":{"x":"1","x":"2","y":"\n"},"buckets":{"1":1,"1.0":2,"+Inf":null}}],"b":{"samples":null,"type":"Counter"}},"metrics":{"c":[null,{}]}}`))
 	f.Add([]byte(`{"timestamp_ns":5,"metrics":{"a":[{"summary":{"NaN":1}}]}}`))
+	f.Add([]byte(""))
 	types := map[string]uint8{"a": typeCounter}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		d := serverDecoder{types: types}
 		var b serverBatch
 		err := d.decodeLine(&b, line)
+		if blank(line) {
+			if err != nil || len(b.rows) != 0 {
+				t.Fatalf("blank %q: %d rows, %v", line, len(b.rows), err)
+			}
+			return
+		}
 		if err == nil {
 			for _, r := range b.rows {
 				if int(r.typ) >= len(ServerMetricTypes) {

@@ -34,20 +34,12 @@ func TestIngestGPUTelemetry(t *testing.T) {
 	}
 	cols := append([]string{"timestamp_ns", "ts", "gpu_index", "source_url", "gpu_uuid", "gpu_model_name", "pci_bus_id", "device", "hostname"}, gpuFieldColumns()...)
 	for _, run := range []string{telemetryRun, segmentsRun} {
-		rows, err := db.SQL().Query(`SELECT `+strings.Join(cols, ", ")+` FROM gpu_telemetry WHERE run_id = ? ORDER BY timestamp_ns`, run)
-		if err != nil {
-			t.Fatal(err)
+		rows := queryRows(t, db, `SELECT `+strings.Join(cols, ", ")+` FROM gpu_telemetry WHERE run_id = ? ORDER BY timestamp_ns`, run)
+		if len(rows) != len(lines) {
+			t.Errorf("%s: %d rows, want %d", run, len(rows), len(lines))
+			continue
 		}
-		n := 0
-		for ; rows.Next(); n++ {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
+		for n, vals := range rows {
 			want, err := refGPULine(lines[n]) // the fixture is in time order
 			if err != nil {
 				t.Fatal(err)
@@ -69,10 +61,6 @@ func TestIngestGPUTelemetry(t *testing.T) {
 					t.Errorf("%s row %d: %s = %v, want %v", run, n, c, got, deref(w))
 				}
 			}
-		}
-		rows.Close()
-		if n != len(lines) {
-			t.Errorf("%s: %d rows, want %d", run, n, len(lines))
 		}
 	}
 	// memory_copy_utilization (the fixture's name) fills mem_utilization;

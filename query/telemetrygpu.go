@@ -100,11 +100,10 @@ var errNoTimestamp = errors.New("no timestamp_ns")
 func (d *gpuDecoder) decodeLine(b *gpuBatch, line []byte) error {
 	s := &d.s
 	s.reset(line)
-	switch s.ws() {
-	case 0: // a blank line
+	if s.blank() {
 		return nil
-	case '{':
-	default:
+	}
+	if s.peek() != '{' {
 		return s.unexpected("a JSON object")
 	}
 	r := gpuRow{null: gpuAllNull}
