@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/url"
+	"slices"
 	"sort"
 
 	gonumplot "gonum.org/v1/plot"
@@ -153,16 +155,11 @@ func gpuLines(samples []GPUSample, get func(GPUSample) float64) []gpuLine {
 			by[s.GPU] = append(by[s.GPU], plotter.XY{X: s.Time, Y: v})
 		}
 	}
-	names := make([]string, 0, len(by))
-	for n := range by {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]gpuLine, len(names))
-	for i, n := range names {
+	var out []gpuLine
+	for _, n := range slices.Sorted(maps.Keys(by)) {
 		xys := by[n]
 		sort.SliceStable(xys, func(a, b int) bool { return xys[a].X < xys[b].X })
-		out[i] = gpuLine{n, xys}
+		out = append(out, gpuLine{n, xys})
 	}
 	return out
 }

@@ -216,18 +216,7 @@ func (db *DB) loadStoredRun(ctx context.Context, source string, store *sink.Stor
 		}
 	}
 
-	var parts []string
-	if _, ok := sr.objects[recordsName]; ok {
-		parts = []string{recordsName}
-	} else {
-		for name := range sr.objects {
-			if path.Dir(name) == "records" && strings.HasSuffix(name, ".jsonl") {
-				parts = append(parts, name)
-			}
-		}
-		sort.Strings(parts) // segment names sort in write order
-	}
-	if len(parts) > 0 {
+	if parts := pickObject(sr.objects, []string{recordsName}, "records"); len(parts) > 0 {
 		files, cleanup, err := localFiles(ctx, store, sr.ID, parts)
 		defer cleanup()
 		if err != nil {
@@ -243,6 +232,25 @@ func (db *DB) loadStoredRun(ctx context.Context, source string, store *sink.Stor
 	return db.replaceRun(ctx, p)
 }
 
+// pickObject returns the first of names that objects holds, or else the
+// segments under dir (objects named dir/*.jsonl) in name order, which is
+// the order they were written in.
+func pickObject(objects map[string]int64, names []string, dir string) []string {
+	for _, n := range names {
+		if _, ok := objects[n]; ok {
+			return []string{n}
+		}
+	}
+	var parts []string
+	for n := range objects {
+		if path.Dir(n) == dir && strings.HasSuffix(n, ".jsonl") {
+			parts = append(parts, n)
+		}
+	}
+	sort.Strings(parts)
+	return parts
+}
+
 // localFiles returns local paths holding the run's objects names, in order:
 // the objects themselves in a directory store, else one temporary file they
 // are streamed into. cleanup removes what was made; call it in every case.
@@ -256,7 +264,7 @@ func localFiles(ctx context.Context, store *sink.Store, id string, names []strin
 	}
 	f, err := os.CreateTemp("", "aiperf-query-*.jsonl")
 	if err != nil {
-		return nil, cleanup, fmt.Errorf("stage records: %w", err)
+		return nil, cleanup, fmt.Errorf("stage objects: %w", err)
 	}
 	cleanup = func() { f.Close(); os.Remove(f.Name()) }
 	for _, n := range names {

@@ -6,10 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/aiperf-go/aiperf/sink"
 )
@@ -41,25 +38,6 @@ func telemetryNames(prefix string) (gpu, server, export []string) {
 		export = append([]string{prefix + "_server_metrics.json"}, export...)
 	}
 	return gpu, server, export
-}
-
-// pickObject returns the first of names that objects holds, or else the
-// segments under dir (objects named dir/*.jsonl) in name order, which is
-// the order they were written in.
-func pickObject(objects map[string]int64, names []string, dir string) []string {
-	for _, n := range names {
-		if _, ok := objects[n]; ok {
-			return []string{n}
-		}
-	}
-	var parts []string
-	for n := range objects {
-		if path.Dir(n) == dir && strings.HasSuffix(n, ".jsonl") {
-			parts = append(parts, n)
-		}
-	}
-	sort.Strings(parts)
-	return parts
 }
 
 // planStoredTelemetry finds a stored run's telemetry and stages it as

@@ -5,8 +5,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -87,7 +89,10 @@ func showGPUs(ctx context.Context, db *sql.DB, w io.Writer, runID string) error 
 	}
 	// gpu_count is the manifest's, or counted from the readings.
 	count := int64(len(t.Rows))
-	_ = db.QueryRowContext(ctx, `SELECT coalesce(gpu_count, ?) FROM runs WHERE run_id = ?`, count, runID).Scan(&count)
+	err = db.QueryRowContext(ctx, `SELECT coalesce(gpu_count, ?) FROM runs WHERE run_id = ?`, count, runID).Scan(&count)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("gpu telemetry: %w", err)
+	}
 	if _, err := fmt.Fprintf(w, "\nGPU Telemetry: %d GPUs, %s J over the profiling window\n", count, formatNumber(energy)); err != nil {
 		return err
 	}
@@ -130,7 +135,10 @@ func showServer(ctx context.Context, db *sql.DB, w io.Writer, runID string) erro
 	}
 	var software, version sql.NullString
 	if len(endpoints) > 0 {
-		_ = db.QueryRowContext(ctx, `SELECT server_software, server_version FROM runs WHERE run_id = ?`, runID).Scan(&software, &version)
+		err := db.QueryRowContext(ctx, `SELECT server_software, server_version FROM runs WHERE run_id = ?`, runID).Scan(&software, &version)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("server metrics: %w", err)
+		}
 	}
 	for _, ep := range endpoints {
 		if err := writeEndpoint(w, runID, ep, strings.TrimSpace(software.String+" "+version.String), byEndpoint[ep]); err != nil {
@@ -211,14 +219,9 @@ func labelText(labels string) string {
 	if json.Unmarshal([]byte(labels), &m) != nil {
 		return labels
 	}
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	parts := make([]string, len(names))
-	for i, n := range names {
-		parts[i] = n + "=" + m[n]
+	var parts []string
+	for _, n := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, n+"="+m[n])
 	}
 	return strings.Join(parts, ",")
 }

@@ -21,22 +21,7 @@ func telemetryDB(t *testing.T) *query.DB {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	src := filepath.Join("..", "query", "testdata", "telemetry-store")
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "query", "testdata", "telemetry-store"))); err != nil {
 		t.Fatal(err)
 	}
 	db, err := query.Open(ctx, "")

@@ -19,35 +19,15 @@ const (
 	telemetryRun     = "20251107T213850Z-7e1e0001"
 )
 
-// copyTree copies the files under src into dst.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestShowTelemetry: show prints the run's console table and then its GPU
 // and server telemetry (golden file; the telemetry numbers are checked by
 // hand in query's and report's tests); plot adds the GPU chart; the
 // telemetry tables answer SQL.
 func TestShowTelemetry(t *testing.T) {
 	store := t.TempDir()
-	copyTree(t, telemetryFixture, store)
+	if err := os.CopyFS(store, os.DirFS(telemetryFixture)); err != nil {
+		t.Fatal(err)
+	}
 	db := filepath.Join(t.TempDir(), "runs.duckdb")
 	if code, out, errs := reportCLI(t, "--db", db, "ingest", store); code != 0 || !strings.Contains(out, "3 loaded") {
 		t.Fatalf("ingest: %d %s %s", code, out, errs)
