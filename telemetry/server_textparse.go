@@ -58,8 +58,11 @@ func fastParse(body []byte) (map[string]*dto.MetricFamily, bool) {
 }
 
 // textParser is fastParse's state: the families and the slabs their
-// objects are cut from (their capacities are upper bounds, so that they
-// never grow and move).
+// objects are cut from. fastParse sizes most slabs from counts of the body
+// so that they seldom grow; counters and untyped values are not counted
+// ahead. A slab that grows leaves the objects already cut where they were
+// (the old array stays alive through their pointers), so growth costs
+// memory, never correctness.
 type textParser struct {
 	src     string
 	fams    map[string]*textFamily
