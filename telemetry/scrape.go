@@ -3,6 +3,7 @@ package telemetry
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -172,7 +173,7 @@ func cutExemplar(line string) string {
 func MetricsURL(raw string) (string, error) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
-		return "", fmt.Errorf("empty metrics URL")
+		return "", errors.New("empty metrics URL")
 	}
 	if !strings.Contains(s, "://") {
 		s = "http://" + s
