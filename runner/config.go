@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aiperf-go/aiperf/internal/pyjson"
+	"github.com/aiperf-go/aiperf/telemetry"
 )
 
 // Config is the effective configuration of one benchmark. Zero values mean
@@ -261,8 +262,8 @@ func Defaults() Config {
 		LatenessThreshold:                 10 * time.Millisecond,
 		ServerMetricsFormats:              []string{"json", "csv"},
 		ServerMetricsInterval:             100 * time.Millisecond,
-		GPUInterval:                       333 * time.Millisecond,
-		DCGMEndpoints:                     []string{"http://localhost:9400/metrics", "http://localhost:9401/metrics"},
+		GPUInterval:                       telemetry.DefaultGPUInterval,
+		DCGMEndpoints:                     telemetry.DefaultDCGMURLs(),
 	}
 }
 

@@ -51,7 +51,7 @@ func (c *Config) gpuTelemetryPlan() (gpuPlan, []string) {
 		case strings.HasPrefix(lower, "http") || strings.Contains(item, ":"):
 			u, err := telemetry.MetricsURL(item)
 			if err != nil {
-				p = append(p, fmt.Sprintf("--gpu-telemetry %q is not a valid URL (%v): use e.g. --gpu-telemetry http://node1:9400/metrics", item, err))
+				p = append(p, fmt.Sprintf("--gpu-telemetry %q is not a valid URL (%v): use e.g. --gpu-telemetry http://node1:9400/metrics", telemetry.RedactURL(item), err))
 				continue
 			}
 			plan.urls = append(plan.urls, u)
@@ -73,7 +73,7 @@ func (c *Config) telemetryProblems() []string {
 	}
 	for _, u := range c.ServerMetrics {
 		if _, err := telemetry.MetricsURL(u); err != nil {
-			p = append(p, fmt.Sprintf("--server-metrics %q is not a valid URL (%v): use e.g. --server-metrics node1:8081", u, err))
+			p = append(p, fmt.Sprintf("--server-metrics %q is not a valid URL (%v): use e.g. --server-metrics node1:8081", telemetry.RedactURL(u), err))
 		}
 	}
 	for _, f := range c.ServerMetricsFormats {

@@ -69,7 +69,7 @@ var _ Collector = (*DCGM)(nil)
 // metrics URL, e.g. http://localhost:9400/metrics). client sends the
 // requests; nil means http.DefaultClient.
 func NewDCGM(url string, client *http.Client) *DCGM {
-	return &DCGM{scraper: Scraper{URL: url, Client: client}, source: redactURL(url)}
+	return &DCGM{scraper: Scraper{URL: url, Client: client}, source: RedactURL(url)}
 }
 
 // Source returns the endpoint's URL, credentials redacted (it reaches the

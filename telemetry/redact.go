@@ -10,14 +10,14 @@ import (
 // log, as AIPerf's REDACTED_VALUE.
 const redacted = "<redacted>"
 
-// redactURL hides the credentials a URL may carry, as AIPerf's redact_url
+// RedactURL hides the credentials a URL may carry, as AIPerf's redact_url
 // does: the userinfo of scheme://user:pass@host (or of a bare
 // user:pass@host) becomes "<redacted>", and so do the values of query
 // parameters whose names, percent-decoded, look secret (token, key,
 // password, …). It works on the text, so a URL that does not parse is
 // redacted too; one without credentials comes back unchanged, with no
 // allocation.
-func redactURL(raw string) string {
+func RedactURL(raw string) string {
 	out := raw
 	auth := 0
 	if i := strings.Index(out, "://"); i >= 0 {
@@ -85,5 +85,5 @@ func urlError(rawURL string, err error) error {
 	if ue, ok := err.(*url.Error); ok {
 		err = ue.Err
 	}
-	return fmt.Errorf("%s: %w", redactURL(rawURL), err)
+	return fmt.Errorf("%s: %w", RedactURL(rawURL), err)
 }

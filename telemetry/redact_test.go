@@ -28,12 +28,12 @@ func TestRedactURL(t *testing.T) {
 		"http://host/m?%61uth=x#frag":     "http://host/m?%61uth=<redacted>#frag",
 		"http://host/m?api%5Fkey=x&y=2":   "http://host/m?api%5Fkey=<redacted>&y=2",
 	} {
-		if got := redactURL(in); got != want {
-			t.Errorf("redactURL(%s) = %s, want %s", in, got, want)
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%s) = %s, want %s", in, got, want)
 		}
 	}
 	clean := "http://localhost:8000/metrics?format=text"
-	if n := testing.AllocsPerRun(100, func() { _ = redactURL(clean) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { _ = RedactURL(clean) }); n != 0 {
 		t.Errorf("redactURL of a URL without credentials allocates %v times", n)
 	}
 }

@@ -129,7 +129,7 @@ func (a *ServerMetrics) Summary() *ServerMetricsSummary {
 func (a *ServerMetrics) apply(s Sample) {
 	ep := a.byURL[s.Source]
 	if ep == nil {
-		ep = newEndpointState(redactURL(s.Source))
+		ep = newEndpointState(RedactURL(s.Source))
 		a.byURL[s.Source] = ep
 		a.endpoints = append(a.endpoints, ep)
 	}

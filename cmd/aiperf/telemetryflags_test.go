@@ -76,6 +76,13 @@ func TestTelemetryFlagErrors(t *testing.T) {
 		{[]string{"--server-metrics", "ftp://x"}, `--server-metrics "ftp://x" is not a valid URL`},
 		{[]string{"--server-metrics-collection-interval", "0"}, "--server-metrics-collection-interval must be between"},
 	}
+	// A bad URL is named without its credentials.
+	for _, flag := range []string{"--server-metrics", "--gpu-telemetry"} {
+		_, err := parseProfile(expandMultiValue([]string{"--model", "m", flag, "ftp://user:hunter2@node1:9400/metrics"}))
+		if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "node1") {
+			t.Errorf("%s with credentials: %v", flag, err)
+		}
+	}
 	for _, tc := range tests {
 		_, err := parseProfile(expandMultiValue(append([]string{"--model", "m"}, tc.args...)))
 		var ue *command.UsageError
