@@ -1,39 +1,12 @@
 package query
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
-
-// ServerMetricTypes are the values of server_metrics.type.
-var ServerMetricTypes = []string{"gauge", "counter", "histogram", "summary", "untyped"}
-
-// Indexes of ServerMetricTypes; typeDerive marks a type still to derive.
-const (
-	typeGauge uint8 = iota
-	typeCounter
-	typeHistogram
-	typeSummary
-	typeUntyped
-	typeDerive uint8 = 255
-)
-
-// parseMetricType maps a type as a record or an export names it to its
-// index: Prometheus' and AIPerf's names, "unknown" for untyped; other
-// names (OpenMetrics' info, stateset, gaugehistogram) are untyped.
-func parseMetricType(t string) uint8 {
-	switch strings.ToLower(t) {
-	case "gauge":
-		return typeGauge
-	case "counter":
-		return typeCounter
-	case "histogram":
-		return typeHistogram
-	case "summary":
-		return typeSummary
-	}
-	return typeUntyped
-}
 
 // Columns of the server rows the telemetry table function yields (see
 // serverTableColumns); a row's null bit for column c is 1<<c.
@@ -223,19 +196,6 @@ func (d *serverDecoder) metrics(b *serverBatch) error {
 	})
 }
 
-// deriveType is the type of a sample whose record and run do not say.
-func deriveType(name []byte, r *serverRow) uint8 {
-	switch {
-	case r.null&(1<<srvColBuckets) == 0:
-		return typeHistogram
-	case r.null&(1<<srvColQuantiles) == 0:
-		return typeSummary
-	case strings.HasSuffix(string(name), "_total"):
-		return typeCounter
-	}
-	return typeGauge
-}
-
 // samples reads a list of samples, one row each.
 func (d *serverDecoder) samples(b *serverBatch, name span) error {
 	s := &d.s
@@ -300,4 +260,87 @@ func (d *serverDecoder) sample(b *serverBatch, name span) error {
 	r.labels = d.appendLabels(b)
 	b.rows = append(b.rows, r)
 	return nil
+}
+
+// errLabelValue reports a label whose value is not a string.
+var errLabelValue = errors.New("labels: want string values")
+
+// readLabels reads a labels object (or null) into d.labels, the values
+// of repeated names replacing the earlier ones in place.
+func (d *serverDecoder) readLabels() error {
+	s := &d.s
+	d.labels, d.arena = d.labels[:0], d.arena[:0]
+	return members(s, func(key []byte) error {
+		// The key may alias the scratch buffer that the value reuses.
+		pair := labelPair{name: addSpan(&d.arena, key)}
+		if s.peek() != '"' {
+			return errLabelValue
+		}
+		v, err := s.str()
+		if err != nil {
+			return err
+		}
+		pair.value = addSpan(&d.arena, v)
+		for i := range d.labels {
+			if string(d.text(d.labels[i].name)) == string(d.text(pair.name)) {
+				d.labels[i].value = pair.value
+				return nil
+			}
+		}
+		d.labels = append(d.labels, pair)
+		return nil
+	})
+}
+
+func (d *serverDecoder) text(sp span) []byte { return d.arena[sp.off : sp.off+sp.n] }
+
+// appendLabels writes d.labels into b.text as a JSON object.
+func (d *serverDecoder) appendLabels(b *serverBatch) span {
+	off := len(b.text)
+	b.text = append(b.text, '{')
+	for i, l := range d.labels {
+		if i > 0 {
+			b.text = append(b.text, ',')
+		}
+		b.text = appendYYString(b.text, d.text(l.name))
+		b.text = append(b.text, ':')
+		b.text = appendYYString(b.text, d.text(l.value))
+	}
+	b.text = append(b.text, '}')
+	return span{int32(off), int32(len(b.text) - off)}
+}
+
+// readPairs reads an object of number-valued keys ({"0.1": 3, "+Inf": 5})
+// into b.pairs; a repeated key keeps its first place and its last value.
+func (d *serverDecoder) readPairs(b *serverBatch) (sp span, null bool, err error) {
+	s := &d.s
+	if s.peek() == 'n' {
+		return span{}, true, s.literal("null")
+	}
+	off := len(b.pairs)
+	err = members(s, func(key []byte) error {
+		k, err := strconv.ParseFloat(strings.TrimSpace(string(key)), 64)
+		if err != nil || math.IsNaN(k) {
+			return fmt.Errorf("bound %q: not a number", key)
+		}
+		v, null, err := s.floatValue()
+		if err != nil {
+			return err
+		}
+		if null {
+			v = math.NaN()
+		}
+		for i := off; i < len(b.pairs); i += 2 {
+			if b.pairs[i] == k {
+				b.pairs[i+1] = v
+				return nil
+			}
+		}
+		b.pairs = append(b.pairs, k, v)
+		return nil
+	})
+	if err != nil {
+		return span{}, false, err
+	}
+	return span{int32(off), int32((len(b.pairs) - off) / 2)}, false, nil
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -192,41 +191,6 @@ func sameMap(got any, want [][2]float64) bool {
 	return true
 }
 
-// TestIngestRunProvenance: the manifest's server and telemetry fields
-// fill the runs columns; a run without them has NULLs, and a run without
-// a manifest counts its GPUs from its readings.
-func TestIngestRunProvenance(t *testing.T) {
-	db := ingestTelemetryStore(t)
-	type row struct {
-		URL, Header, Software, Version, Models, Info, Sources, Model sql.NullString
-		GPUs                                                         sql.NullInt64
-	}
-	get := func(id string) row {
-		var r row
-		err := db.SQL().QueryRow(`SELECT server_url, server_header, server_software, server_version, CAST(server_models AS VARCHAR),
-			server_info->'vllm:cache_config_info'->>'block_size', json_array_length(telemetry_sources)::VARCHAR, gpu_model, gpu_count
-			FROM runs WHERE run_id = ?`, id).
-			Scan(&r.URL, &r.Header, &r.Software, &r.Version, &r.Models, &r.Info, &r.Sources, &r.Model, &r.GPUs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	ns := func(s string) sql.NullString { return sql.NullString{String: s, Valid: true} }
-	gpu := "NVIDIA RTX 6000 Ada Generation"
-	for id, want := range map[string]row{
-		telemetryRun: {ns("http://localhost:8000"), ns("uvicorn"), ns("vllm"), ns("0.11.0"), ns("[Qwen/Qwen3-0.6B]"), ns("16"), ns("3"), ns(gpu),
-			sql.NullInt64{Int64: 2, Valid: true}},
-		// Two exporters report the fixture's one GPU: two per source, as AIPerf counts.
-		segmentsRun:    {Model: ns(gpu), GPUs: sql.NullInt64{Int64: 2, Valid: true}},
-		oldManifestRun: {},
-	} {
-		if got := get(id); got != want {
-			t.Errorf("%s:\n got %+v\nwant %+v", id, got, want)
-		}
-	}
-}
-
 // TestReingestTelemetry: a run that changed has its telemetry replaced,
 // not added to; an unchanged store loads nothing.
 func TestReingestTelemetry(t *testing.T) {
@@ -316,26 +280,6 @@ func TestTelemetryLoadErrors(t *testing.T) {
 	}
 	if n := queryInt(t, db, `SELECT count(*) FROM gpu_telemetry WHERE run_id = ?`, segmentsRun); n != 0 {
 		t.Errorf("%d rows of the failed run", n)
-	}
-}
-
-// TestParseMetricTypes reads types from an export and gives up on a
-// document it cannot read.
-func TestParseMetricTypes(t *testing.T) {
-	got := parseMetricTypes([]byte(`{"schema_version":"1","metrics":{"a":{"description":"x","type":"counter"},"b":{"type":"unknown"},"c":null,"d":{"type":"Histogram"}}}`))
-	want := map[string]uint8{"a": typeCounter, "b": typeUntyped, "d": typeHistogram}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("types %v, want %v", got, want)
-	}
-	// aiperf-go's server_metrics_metadata.json
-	got = parseMetricTypes([]byte(`{"endpoints":{"http://h/metrics":{"endpoint_url":"http://h/metrics",
-		"metric_schemas":{"vllm:prompt_tokens":{"type":"counter","help":"h","unique_label_values":{"a":["b"]}},"g":{"type":"gauge"}}}}}`))
-	want = map[string]uint8{"vllm:prompt_tokens": typeCounter, "g": typeGauge}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("metadata types %v, want %v", got, want)
-	}
-	if got := parseMetricTypes([]byte(`{"metrics":[`)); got != nil {
-		t.Errorf("broken document gave %v", got)
 	}
 }
 
