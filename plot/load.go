@@ -143,3 +143,27 @@ func orNaN(v sql.NullFloat64) float64 {
 	}
 	return v.Float64
 }
+
+// loadPerGPU returns the points of the named runs (or of every complete
+// run) with X given by xSQL over run_summary and Y the run's output token
+// throughput divided by its GPU count (runs.gpu_count), as AIPerf derives
+// output_token_throughput_per_gpu: NaN when the count is unknown.
+func loadPerGPU(ctx context.Context, db *sql.DB, runIDs []string, xSQL string, group groupSQL) ([]Point, error) {
+	return loadPointsXY(ctx, db, runIDs, xSQL,
+		`output_token_throughput / (SELECT nullif(r.gpu_count, 0) FROM runs r WHERE r.run_id = run_summary.run_id)`, group)
+}
+
+// metricAvgSQL is the avg of the run's summary metric tag, over run_summary.
+func metricAvgSQL(tag string) string {
+	return `(SELECT m.avg FROM run_metrics m WHERE m.run_id = run_summary.run_id AND m.tag = '` + tag + `')`
+}
+
+// anyFiniteY reports whether a point has a finite Y.
+func anyFiniteY(points []Point) bool {
+	for _, p := range points {
+		if !math.IsNaN(p.Y) && !math.IsInf(p.Y, 0) {
+			return true
+		}
+	}
+	return false
+}

@@ -19,10 +19,11 @@ const (
 	chartHeight = 5 * vg.Inch
 )
 
-// Axis labels of the Pareto chart.
+// Axis labels of the Pareto charts.
 const (
 	paretoX = "TTFT p50 (ms)"
 	paretoY = "output token throughput (tokens/s)"
+	perGPUY = "output token throughput per GPU (tokens/s/GPU)"
 )
 
 // Render draws the charts of runs in db into dir (created if needed) and
@@ -122,6 +123,39 @@ func Render(ctx context.Context, db *sql.DB, dir string, runIDs []string, o Opti
 		return w.paths, fmt.Errorf("render: %w", err)
 	}
 	return append(w.paths, html), nil
+}
+
+// addPerGPUCharts adds AIPerf's pareto_curve_throughput_per_gpu_vs_latency
+// (request latency avg against throughput per GPU, both optimised as
+// latency and throughput) and _vs_interactivity (output token throughput
+// per user avg, maximised, against throughput per GPU) to s, when a run
+// knows its GPU count; else it adds nothing.
+func (w *writer) addPerGPUCharts(ctx context.Context, db *sql.DB, s *section, runIDs []string, group groupSQL, missing string) error {
+	lat, err := loadPerGPU(ctx, db, runIDs, metricAvgSQL("request_latency"), group)
+	if err != nil || !anyFiniteY(lat) {
+		return err
+	}
+	p, err := pareto(lat, "request latency avg (ms)", perGPUY, Frontier(lat), true, missing)
+	w.add(s, "pareto-throughput-per-gpu-vs-latency", "Throughput per GPU vs latency", p, err)
+	inter, err := loadPerGPU(ctx, db, runIDs, metricAvgSQL("output_token_throughput_per_user"), group)
+	if err != nil {
+		return err
+	}
+	p, err = pareto(inter, "output token throughput per user avg (tokens/s/user)", perGPUY, FrontierMax(inter), false, missing)
+	w.add(s, "pareto-throughput-per-gpu-vs-interactivity", "Throughput per GPU vs interactivity", p, err)
+	return nil
+}
+
+// addGPUChart adds the run's GPUOverTime chart to s, as base-gpu, when the
+// run has GPU telemetry; else it adds nothing.
+func (w *writer) addGPUChart(ctx context.Context, db *sql.DB, s *section, runID, base string, reqs []Request) error {
+	samples, err := loadGPUSamples(ctx, db, runID)
+	if err != nil || len(samples) == 0 {
+		return err
+	}
+	f, err := GPUOverTime(runID, reqs, samples)
+	w.add(s, base+"-gpu", "GPU utilisation and power with throughput", f, err)
+	return nil
 }
 
 // writer saves charts as PNG and SVG, remembering the paths written and
