@@ -60,11 +60,11 @@ func (b *serverBatch) str(sp span) []byte { return b.text[sp.off : sp.off+sp.n] 
 // per sample. A sample is {"labels"?: {name: value}, "value"?,
 // "buckets"? (or "histogram"): {le: count}, "summary"? (or "quantiles"):
 // {q: value}, "sum"?, "count"?}. A family may also be an object
-// {"type", "samples": [...]} (AIPerf's full record), whose type is then
-// the series' type; else the type comes from types (the run's
-// server_metrics_export.json), else from the sample: histogram with
-// buckets, summary with quantiles, counter for a name ending in _total,
-// gauge otherwise.
+// {"type", "samples": [...]} (AIPerf's full record), whose type (when
+// not null or "") is then the series' type; else the type comes from
+// types (the run's server_metrics_export.json), else from the sample:
+// histogram with buckets, summary with quantiles, counter for a name
+// ending in _total, gauge otherwise.
 //
 // timestamp_ns is required; other keys may be missing or null. Labels
 // must be strings; they are stored as a JSON object in the order given
@@ -88,12 +88,8 @@ type labelPair struct{ name, value span }
 // decodeLine implements lineDecoder.
 func (d *serverDecoder) decodeLine(b *serverBatch, line []byte) error {
 	s := &d.s
-	s.reset(line)
-	if s.blank() {
-		return nil
-	}
-	if s.peek() != '{' {
-		return s.unexpected("a JSON object")
+	if blank, err := s.objectLine(line); blank || err != nil {
+		return err
 	}
 	start := len(b.rows)
 	var ts, latency int64
@@ -159,7 +155,7 @@ func (d *serverDecoder) metrics(b *serverBatch) error {
 				switch string(k) {
 				case "type":
 					t, null, err := s.textValue()
-					if err == nil && !null {
+					if err == nil && !null && len(t) > 0 { // "" says nothing
 						famType = parseMetricType(string(t))
 					}
 					return err
