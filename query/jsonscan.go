@@ -54,6 +54,19 @@ func (s *jsonScanner) blank() bool {
 	return s.pos == len(s.b)
 }
 
+// objectLine starts reading line, which must be blank or hold a JSON
+// object: it reports a blank line, or else leaves s at the object's '{'.
+func (s *jsonScanner) objectLine(line []byte) (blank bool, err error) {
+	s.reset(line)
+	if s.blank() {
+		return true, nil
+	}
+	if s.peek() != '{' {
+		return false, s.unexpected("a JSON object")
+	}
+	return false, nil
+}
+
 func (s *jsonScanner) wsSlow() byte {
 	for s.pos < len(s.b) {
 		switch c := s.b[s.pos]; c {

@@ -135,9 +135,8 @@ func orderedObject(raw []byte) ([]member, error) {
 	return out, nil
 }
 
-// refFloat reads a number or null; an overflow (an infinity) is null, as
-// the loader stores non-finite values.
-func refFloat(raw json.RawMessage) (*float64, error) {
+// refNumber reads a number, or null (nil), as encoding/json does.
+func refNumber(raw json.RawMessage) (*json.Number, error) {
 	if string(raw) == "null" {
 		return nil, nil
 	}
@@ -146,6 +145,16 @@ func refFloat(raw json.RawMessage) (*float64, error) {
 	}
 	var n json.Number
 	if err := json.Unmarshal(raw, &n); err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// refFloat reads a number or null; an overflow (an infinity) is null, as
+// the loader stores non-finite values.
+func refFloat(raw json.RawMessage) (*float64, error) {
+	n, err := refNumber(raw)
+	if n == nil {
 		return nil, err
 	}
 	f, err := strconv.ParseFloat(n.String(), 64)
@@ -161,14 +170,8 @@ func refFloat(raw json.RawMessage) (*float64, error) {
 // refInt reads an integer or null; a number with a fraction or exponent
 // rounds half to even, as DuckDB casts it.
 func refInt(raw json.RawMessage, bits int) (*int64, error) {
-	if string(raw) == "null" {
-		return nil, nil
-	}
-	if bytes.HasPrefix(raw, []byte(`"`)) {
-		return nil, errors.New("a string, not a number")
-	}
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err != nil {
+	n, err := refNumber(raw)
+	if n == nil {
 		return nil, err
 	}
 	if v, err := strconv.ParseInt(n.String(), 10, bits); err == nil {

@@ -99,12 +99,8 @@ var errNoTimestamp = errors.New("no timestamp_ns")
 // decodeLine implements lineDecoder.
 func (d *gpuDecoder) decodeLine(b *gpuBatch, line []byte) error {
 	s := &d.s
-	s.reset(line)
-	if s.blank() {
-		return nil
-	}
-	if s.peek() != '{' {
-		return s.unexpected("a JSON object")
+	if blank, err := s.objectLine(line); blank || err != nil {
+		return err
 	}
 	r := gpuRow{null: gpuAllNull}
 	err := members(s, func(key []byte) error {
