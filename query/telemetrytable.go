@@ -39,8 +39,8 @@ var serverTableColumnNames = []string{"timestamp_ns", "endpoint_latency_ns", "en
 var pairValueColumns = [...]string{"bucket_values", "quantile_values"}
 
 // pairColumns is the SELECT expression of a map column with null bit col
-// from its keys and values texts (” for an empty map; an empty value is
-// NULL).
+// from its keys and values texts (an empty keys text for an empty map; an
+// empty value is NULL).
 func pairColumns(keys, values string, col int) string {
 	return fmt.Sprintf(`CASE WHEN %s & %d <> 0 THEN NULL WHEN %s = '' THEN map([]::DOUBLE[], []::DOUBLE[])
 		ELSE map(CAST(string_split(%s, ',') AS DOUBLE[]), TRY_CAST(string_split(%s, ',') AS DOUBLE[])) END`,
@@ -63,7 +63,6 @@ type telemetryTable struct {
 	cur  rowBatch
 	i    int
 	done bool
-	rows int64
 }
 
 // ColumnInfos implements duckdb.ChunkTableSource.
@@ -95,7 +94,6 @@ func (t *telemetryTable) FillChunk(chunk duckdb.DataChunk) error {
 		t.i += k
 		n += k
 	}
-	t.rows += int64(n)
 	return chunk.SetSize(n)
 }
 
