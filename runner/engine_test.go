@@ -294,7 +294,8 @@ func TestWarmupByDurationWithItsOwnLoad(t *testing.T) {
 // connDouble remembers the connections requests came on, in all and per
 // X-Correlation-ID (a test double: the mock server does not expose
 // connections). The runner's reachability probe opens one more, which
-// carries no request and is not counted.
+// carries no request and is not counted, and so do its telemetry's GETs
+// (identity, /metrics), on connections of their own, answered 404.
 type connDouble struct {
 	mu      sync.Mutex
 	conns   map[string]bool
@@ -305,6 +306,10 @@ type connDouble struct {
 func newConnDouble(t *testing.T) *connDouble {
 	d := &connDouble{conns: map[string]bool{}, byCorr: map[string]map[string]bool{}}
 	d.serving = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.NotFound(w, r)
+			return
+		}
 		d.mu.Lock()
 		c := r.Header.Get("X-Correlation-ID")
 		if d.byCorr[c] == nil {

@@ -97,6 +97,10 @@ func TestStaleKeepAliveRetried(t *testing.T) {
 	var served sync.Map // connection → requests answered on it
 	var attempts atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.NotFound(w, r) // the run's telemetry (identity, /metrics)
+			return
+		}
 		attempts.Add(1)
 		conn := r.Context().Value(connKey{}).(net.Conn)
 		if _, again := served.LoadOrStore(conn, true); again {
