@@ -106,7 +106,9 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		return nil, sinkErr
 	}
 	if telErr != nil {
-		return nil, fmt.Errorf("telemetry: %w", telErr)
+		// The records are whole; only telemetry samples were not stored.
+		r.log.Error("telemetry samples could not be written to the store", "error", telErr)
+		telRes.WriteError = telErr.Error()
 	}
 	if res.Backpressure > 0 {
 		r.log.Warn("record processing fell behind; senders waited for the record queue", "times", res.Backpressure)

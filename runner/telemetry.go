@@ -62,6 +62,9 @@ type telemetryResult struct {
 	Server   *telemetry.ServerMetricsSummary // nil without server metrics
 	GPU      *telemetry.GPUSummary           // nil without GPU telemetry
 	Identity *telemetry.Server
+	// WriteError is why samples could not be handed to their stream, ""
+	// when all were.
+	WriteError string
 }
 
 // telemetryCollectors builds the configured collectors: the server's own

@@ -24,6 +24,8 @@ type manifestTelemetry struct {
 	// GPUCount is the number of distinct GPUs seen (0 without GPU
 	// telemetry).
 	GPUCount int `json:"gpu_count"`
+	// WriteError says why samples were not stored; absent when all were.
+	WriteError string `json:"write_error,omitempty"`
 }
 
 // telemetryStartName is the object, written before the first request,
@@ -65,7 +67,7 @@ func (r *run) writeTelemetry(ctx context.Context, arts *artifacts, res *telemetr
 		info.GPUTelemetry = res.GPU
 	}
 	if len(res.Health) > 0 {
-		m.Telemetry = manifestTelemetry{Sources: res.Health, GPUCount: gpuCount}
+		m.Telemetry = manifestTelemetry{Sources: res.Health, GPUCount: gpuCount, WriteError: res.WriteError}
 	}
 	info.TelemetryHealth = res.Health
 	info.ShowGPUTelemetry = r.cfg.ShowGPUTelemetry()
