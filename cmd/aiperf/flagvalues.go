@@ -120,9 +120,9 @@ func (v floatList) String() string {
 func (v floatList) Set(s string) error {
 	var out []float64
 	for _, part := range strings.Split(s, ",") {
-		f, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		f, err := parseFinite(part)
 		if err != nil {
-			return fmt.Errorf("%q is not a number", part)
+			return err
 		}
 		out = append(out, f)
 	}
@@ -168,9 +168,9 @@ func (o optFloat) String() string {
 }
 
 func (o optFloat) Set(s string) error {
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	f, err := parseFinite(s)
 	if err != nil {
-		return fmt.Errorf("%q is not a number", s)
+		return err
 	}
 	*o.v, *o.set = f, true
 	return nil
@@ -220,10 +220,40 @@ func (v msValue) String() string {
 }
 
 func (v msValue) Set(s string) error {
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	f, err := parseFinite(s)
 	if err != nil || f < 0 {
-		return fmt.Errorf("%q is not a number of milliseconds >= 0", s)
+		return fmt.Errorf("%q is not a finite number of milliseconds >= 0", s)
 	}
 	*v.d = time.Duration(f * float64(time.Millisecond))
+	return nil
+}
+
+// parseFinite reads a number flag's value: NaN and infinities are refused
+// (they pass strconv but no setting means them: --request-rate NaN would
+// send requests, --arrival-smoothness NaN would hang the pacer).
+func parseFinite(s string) (float64, error) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("%q is not a finite number", strings.TrimSpace(s))
+	}
+	return f, nil
+}
+
+// finiteFloat is a plain number flag that refuses NaN and infinities.
+type finiteFloat struct{ p *float64 }
+
+func (v finiteFloat) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v.p, 'g', -1, 64)
+}
+
+func (v finiteFloat) Set(s string) error {
+	f, err := parseFinite(s)
+	if err != nil {
+		return err
+	}
+	*v.p = f
 	return nil
 }

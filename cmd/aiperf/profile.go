@@ -57,7 +57,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	}
 	ep, in, conv, media, tok, load, good, out, sm, gpu, ui := groups[0], groups[1], groups[2], groups[3], groups[4], groups[5], groups[6], groups[7], groups[8], groups[9], groups[10]
 	str := func(p *string) flag.Value { return ffval.NewValueDefault(p, *p) }
-	num := func(p *float64) flag.Value { return ffval.NewValueDefault(p, *p) }
+	num := func(p *float64) flag.Value { return finiteFloat{p} }
 	integer := func(p *int) flag.Value { return ffval.NewValueDefault(p, *p) }
 	boolean := func(p *bool) flag.Value { return ffval.NewValueDefault(p, *p) }
 
