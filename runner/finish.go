@@ -49,7 +49,15 @@ func (a *artifacts) finish(ctx context.Context, s *metrics.Summary, info *export
 	errs = append(errs, export.WriteSummaryJSON(&js, s, info), export.WriteSummaryCSV(&csv, s))
 	errs = append(errs, a.run.Put(ctx, a.names.json, js.Bytes()), a.run.Put(ctx, a.names.csv, csv.Bytes()))
 
-	out.JSON, out.CSV, out.Inputs, out.Log = a.where(a.names.json), a.where(a.names.csv), a.where(inputsName), a.where(logName)
+	// The summary files are named only when they were stored; the log is
+	// stored below, after the console report that names it.
+	if a.stored(a.names.json) {
+		out.JSON = a.where(a.names.json)
+	}
+	if a.stored(a.names.csv) {
+		out.CSV = a.where(a.names.csv)
+	}
+	out.Inputs, out.Log = a.where(inputsName), a.where(logName)
 	if a.records != nil {
 		out.Records = a.where(a.names.records)
 	}
@@ -101,7 +109,17 @@ func (a *artifacts) where(name string) string {
 	if a.store.LocalDir != "" {
 		return filepath.Join(a.store.LocalDir, filepath.FromSlash(name))
 	}
-	return a.store.Location + "/" + a.run.Key(name)
+	return a.store.ObjectURL(a.run.Key(name))
+}
+
+// stored reports whether the run's object name was stored.
+func (a *artifacts) stored(name string) bool {
+	for _, o := range a.run.Objects() {
+		if o.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // linkLatest makes a directory destination look like AIPerf's: the latest

@@ -85,5 +85,21 @@ func Open(ctx context.Context, dest string, mux *blob.URLMux) (*Store, error) {
 	return &Store{Bucket: b, Location: dest}, nil
 }
 
+// ObjectURL names the object key of the store for messages: the directory
+// path of a plain-path destination, else the store URL with the key added
+// to its path, before its query (s3://bench/nightly/runs/…/x.json?region=…).
+func (s *Store) ObjectURL(key string) string {
+	if s.LocalDir != "" {
+		return filepath.Join(s.LocalDir, filepath.FromSlash(key))
+	}
+	u, err := url.Parse(s.Location)
+	if err != nil {
+		return s.Location + "/" + key
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + key
+	u.RawPath = ""
+	return u.String()
+}
+
 // Close closes the bucket.
 func (s *Store) Close() error { return s.Bucket.Close() }
