@@ -1,23 +1,26 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
-	"slices"
-
 	"regexp"
 	"strings"
 
 	"github.com/aiperf-go/aiperf/endpoint"
+	"github.com/aiperf-go/aiperf/telemetry"
 )
 
 // Redacted replaces every secret value in stored configuration and logs.
 const Redacted = "<redacted>"
 
 // secretName matches header and extra-input names whose values are secrets.
-var secretName = regexp.MustCompile(`(?i)(auth|api[-_]?key|token|secret|passw|cookie|credential|session|signature)`)
+// "token" counts only at the end of a name (access_token, X-Auth-Token,
+// hf_token): max_tokens, stop_token_ids and the like are model parameters
+// that a run record must keep to be reproduced.
+var secretName = regexp.MustCompile(`(?i)(auth|api[-_]?key|(access|private|subscription|secret)[-_]?key|token$|secret|passw|passphrase|cookie|credential|session|signature|bearer)`)
 
 // IsSecretName reports whether a header or field name carries a secret.
-func IsSecretName(name string) bool { return secretName.MatchString(name) }
+func IsSecretName(name string) bool { return secretName.MatchString(strings.TrimSpace(name)) }
 
 // redactHeader returns "Name:<redacted>" for a secret header, else h.
 func redactHeader(h string) string {
@@ -28,26 +31,52 @@ func redactHeader(h string) string {
 	return h
 }
 
-// redactExtra returns a "key:value" extra input with a secret value hidden.
-// JSON-object items are redacted key by key by the caller's marshalling, so
-// a whole object whose text mentions a secret name is hidden entirely.
+// redactExtra returns an --extra-inputs item with every secret hidden: the
+// value of a secret key:value, and the values of secret-named keys at any
+// depth of a JSON object or of a JSON value given as key:value. An object
+// that does not parse is hidden whole if its text mentions a secret name.
 func redactExtra(item string) string {
 	s := strings.TrimSpace(item)
 	if strings.HasPrefix(s, "{") {
+		if out, ok := redactJSON([]byte(s)); ok {
+			if string(out) == s {
+				return item
+			}
+			return string(out)
+		}
 		if secretName.MatchString(s) {
 			return Redacted
 		}
 		return item
 	}
-	return redactHeader(item)
+	key, value, ok := strings.Cut(item, ":")
+	if !ok {
+		return item
+	}
+	if IsSecretName(key) {
+		return key + ":" + Redacted
+	}
+	if v := strings.TrimSpace(value); strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[") {
+		if out, ok := redactJSON([]byte(v)); ok {
+			if string(out) == v {
+				return item
+			}
+			return key + ":" + string(out)
+		} else if secretName.MatchString(v) {
+			return key + ":" + Redacted
+		}
+	}
+	return item
 }
 
 // Redact returns a copy of c with every secret replaced by Redacted: the API
-// key, secret-looking headers and extra inputs, and the CLI command line.
+// key, credentials in the URL, secret-looking headers and extra inputs (at
+// any depth). The CLI command line is redacted when it is built (RedactArgs).
 func (c Config) Redact() Config {
 	if c.APIKey != "" {
 		c.APIKey = Redacted
 	}
+	c.URL = telemetry.RedactURL(c.URL)
 	c.Headers = mapStrings(c.Headers, redactHeader)
 	c.ExtraInputs = mapStrings(c.ExtraInputs, redactExtra)
 	return c
@@ -64,70 +93,27 @@ func mapStrings(in []string, f func(string) string) []string {
 	return out
 }
 
-// RedactArgs returns the command-line arguments with the values of secret
-// flags (--api-key, secret headers and extra inputs) replaced by Redacted.
-// It understands "--flag value" and "--flag=value".
-func RedactArgs(args []string) []string {
-	out := make([]string, len(args))
-	copy(out, args)
-	for i := 0; i < len(out); i++ {
-		a := out[i]
-		name, val, hasEq := strings.Cut(a, "=")
-		var redact func(string) string
-		switch name {
-		case "--api-key":
-			redact = func(string) string { return Redacted }
-		case "-H", "--header":
-			redact = redactHeader
-		case "--extra-inputs":
-			redact = redactExtra
-		default:
-			continue
-		}
-		if hasEq {
-			out[i] = name + "=" + redact(val)
-		} else if i+1 < len(out) {
-			out[i+1] = redact(out[i+1])
-			i++
-		}
-	}
-	return out
-}
-
-// number matches a plain decimal number, which AIPerf prints unquoted.
-var number = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
-
-// ShellQuote renders the command line as AIPerf prints it: flag names and
-// numbers bare, other values in single quotes.
-func ShellQuote(args []string) string {
-	var b strings.Builder
-	for i, a := range args {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if number.MatchString(a) || strings.HasPrefix(a, "-") || a == "aiperf" || a == "profile" {
-			b.WriteString(a)
-			continue
-		}
-		b.WriteByte('\'')
-		b.WriteString(strings.ReplaceAll(a, "'", `'\''`))
-		b.WriteByte('\'')
-	}
-	return b.String()
-}
-
 // redactFields returns extra body fields with the values of secret-named
-// ones replaced by Redacted, and whether any was; the same slice when none.
+// ones, at any depth, replaced by Redacted, and whether any was; the same
+// slice when none.
 func redactFields(fields []endpoint.Field) ([]endpoint.Field, bool) {
-	out := fields
+	var out []endpoint.Field
 	for i, f := range fields {
-		if !IsSecretName(f.Key) {
+		var v json.RawMessage
+		if IsSecretName(f.Key) {
+			v = json.RawMessage(`"` + Redacted + `"`)
+		} else if r, _ := redactJSON(f.Value); !bytes.Equal(r, f.Value) {
+			v = r
+		} else {
 			continue
 		}
-		if &out[0] == &fields[0] {
-			out = slices.Clone(fields)
+		if out == nil {
+			out = append([]endpoint.Field(nil), fields...)
 		}
-		out[i].Value = json.RawMessage(`"` + Redacted + `"`)
+		out[i].Value = v
 	}
-	return out, len(out) > 0 && &out[0] != &fields[0]
+	if out == nil {
+		return fields, false
+	}
+	return out, true
 }

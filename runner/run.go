@@ -23,6 +23,7 @@ import (
 	"github.com/aiperf-go/aiperf/endpoint"
 	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/record"
+	"github.com/aiperf-go/aiperf/telemetry"
 	"github.com/aiperf-go/aiperf/tokenizer"
 )
 
@@ -129,7 +130,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	}
 	base, err := NormalizeURL(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("url: %w", err)
+		return nil, fmt.Errorf("url %s: %w", telemetry.RedactURL(cfg.URL), unwrapURLError(err))
 	}
 	path := cfg.EndpointPath
 	if path == "" {
@@ -197,7 +198,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		Goodput:             goodput,
 		HTTPTrace:           traceHTTP(cfg),
 	}
-	r.log.Info("benchmark starting", "url", target, "model", cfg.Models, "mode", cfg.Mode(), "run_id", arts.run.ID, "store", arts.run.Location())
+	r.log.Info("benchmark starting", "url", telemetry.RedactURL(target), "model", cfg.Models, "mode", cfg.Mode(), "run_id", arts.run.ID, "store", arts.run.Location())
 	return r.execute(ctx, ep, arts)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/endpoint"
 	"github.com/aiperf-go/aiperf/metrics"
+	"github.com/aiperf-go/aiperf/telemetry"
 )
 
 // ConfigError lists every problem found in a configuration. Each problem
@@ -61,7 +62,7 @@ func (c *Config) Validate() error {
 		add("--endpoint-type %q is not valid: use one of %s", c.EndpointType, strings.Join(endpoint.Names(), ", "))
 	}
 	if _, err := NormalizeURL(c.URL); err != nil {
-		add("--url %q is not a valid URL (%v): use e.g. --url http://localhost:8000", c.URL, err)
+		add("--url %q is not a valid URL (%v): use e.g. --url http://localhost:8000", telemetry.RedactURL(c.URL), unwrapURLError(err))
 	}
 	if c.EndpointPath != "" && !strings.HasPrefix(c.EndpointPath, "/") {
 		add("--endpoint %q must be a path starting with '/', e.g. --endpoint /v1/chat/completions", c.EndpointPath)
@@ -181,7 +182,24 @@ func validateGoodput(spec string) error {
 	return err
 }
 
+// validateExtraInputs parses every item; an error quotes the item with its
+// secrets redacted, since the parser's own message quotes it whole.
 func validateExtraInputs(items []string) error {
-	_, err := endpoint.ParseExtraInputs(items)
+	for _, item := range items {
+		if _, err := endpoint.ParseExtraInputs([]string{item}); err != nil {
+			msg := strings.ReplaceAll(err.Error(), fmt.Sprintf("%q", item), fmt.Sprintf("%q", redactExtra(item)))
+			return errors.New(msg)
+		}
+	}
+	return nil
+}
+
+// unwrapURLError returns the error a *url.Error wraps: its own text quotes
+// the URL whole, credentials included.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
 	return err
 }
