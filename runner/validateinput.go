@@ -31,6 +31,11 @@ func (c *Config) inputProblems() []string {
 	if c.CustomDatasetType != "" && c.InputFile == "" {
 		add("--custom-dataset-type needs --input-file: name the dataset file")
 	}
+	if c.InputFile != "" {
+		if err := custom.CheckInputFile(c.InputFile); err != nil {
+			add("--input-file %v", err)
+		}
+	}
 	for _, n := range []struct {
 		flag string
 		v    int

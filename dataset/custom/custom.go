@@ -112,7 +112,7 @@ func Types() []string {
 
 // Load reads the dataset at o.Path. With o.Type empty it picks the first
 // format whose detector accepts the file and fails, naming the types tried,
-// when none does. It returns a *FileError listing malformed lines, an error
+// when none does (or saying the file is missing, empty or oversized). It returns a *FileError listing malformed lines, an error
 // naming the path when the file cannot be read or is empty, and an error
 // for an unknown type that lists the known ones.
 func Load(ctx context.Context, o Options) (*dataset.Dataset, error) {
@@ -155,6 +155,10 @@ func pick(o *Options) (*format, error) {
 		if f.detect(o.Path) {
 			return f, nil
 		}
+	}
+	// No detector reads a missing, empty or oversized file: say which.
+	if err := CheckInputFile(o.Path); err != nil {
+		return nil, fmt.Errorf("custom dataset: %w", err)
 	}
 	return nil, fmt.Errorf("custom dataset %s: cannot tell its type (tried %v); set --custom-dataset-type", o.Path, Types())
 }
