@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/aiperf-go/aiperf/endpoint"
 	"github.com/aiperf-go/aiperf/metrics"
+	"github.com/aiperf-go/aiperf/sink"
 	"github.com/aiperf-go/aiperf/telemetry"
 )
 
@@ -27,6 +29,9 @@ func (e *ConfigError) Error() string {
 
 // Valid choices of the enumerated flags.
 var (
+	// storeSchemes are the --artifact-dir URL schemes the aiperf command
+	// opens (sink/opener registers them; cmd/aiperf's tests compare).
+	storeSchemes      = []string{"file", "s3", "gs", "azblob", "mem"}
 	arrivalPatterns   = []string{"constant", "poisson", "gamma", "concurrency_burst"}
 	selectionStrategy = []string{"round_robin", "random"}
 	exportLevels      = []string{"summary", "records", "raw"}
@@ -113,8 +118,10 @@ func (c *Config) Validate() error {
 	if c.ArrivalSmoothness < 0 {
 		add("--arrival-smoothness must be > 0 (got %v)", c.ArrivalSmoothness)
 	}
-	if c.RequestCount < 0 {
-		add("--request-count must be >= 1 (got %d)", c.RequestCount)
+	// 0 is the "unset" value, so a 0 the user gave is told from it by the
+	// flags set (flag, alias or env var).
+	if c.RequestCount < 0 || c.RequestCount == 0 && (c.flagSet("request-count") || c.flagSet("num-requests")) {
+		add("--request-count must be >= 1 (got %d): give how many requests to send, or leave it out for the default", c.RequestCount)
 	}
 	if c.BenchmarkDuration < 0 {
 		add("--benchmark-duration must be > 0 seconds (got %v)", c.BenchmarkDuration.Seconds())
@@ -135,6 +142,9 @@ func (c *Config) Validate() error {
 	}
 	if c.ArtifactDir == "" {
 		add("--artifact-dir is empty: give a directory or a store URL such as s3://bucket/prefix")
+	} else if scheme, _, _ := strings.Cut(c.ArtifactDir, "://"); sink.IsURL(c.ArtifactDir) && !slices.Contains(storeSchemes, strings.ToLower(scheme)) {
+		add("--artifact-dir %q has an unknown store scheme %q: use a directory path or a URL with one of %s:// (e.g. s3://bucket/prefix)",
+			telemetry.RedactURL(c.ArtifactDir), scheme, strings.Join(storeSchemes, "://, "))
 	}
 	if c.UIType != "" {
 		oneOf("--ui-type", c.UIType, uiTypes)
@@ -203,3 +213,6 @@ func unwrapURLError(err error) error {
 	}
 	return err
 }
+
+// StoreSchemes returns the --artifact-dir URL schemes Validate accepts.
+func StoreSchemes() []string { return slices.Clone(storeSchemes) }
