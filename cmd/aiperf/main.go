@@ -42,7 +42,7 @@ func main() {
 	// has. Unregistering then restores the default action, so a second
 	// signal kills the process without a final flush.
 	go func() { <-ctx.Done(); stop() }()
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	err := runWithEnv(ctx, os.Args[1:], os.Environ(), os.Stdout, os.Stderr)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
 }
@@ -52,14 +52,34 @@ func exitCode(err error, stderr io.Writer) int {
 	return command.ExitCode("aiperf", err, stderr)
 }
 
+// runWithEnv checks environ, the process environment ("KEY=value"), for
+// misspelled AIPERF_* variables (a warning on stderr) and boolean settings
+// that do not parse (a usage error), then calls run.
+func runWithEnv(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
+	if err := checkEnv(environ, envSettings(newRoot(nil, io.Discard, io.Discard)), stderr); err != nil {
+		return command.Usage(err)
+	}
+	return run(ctx, args, stdout, stderr)
+}
+
 // run parses args and runs the selected subcommand.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	given := args // the command line as typed, for the run's record
 	if len(args) > 0 && args[0] == "profile" {
 		args = expandMultiValue(args)
 	}
+	return command.Run(ctx, newRoot(given, stdout, stderr), args, stdout, stderr,
+		ff.WithEnvVarPrefix("AIPERF"),
+		ff.WithConfigFileFlag("config"),
+		ff.WithConfigFileParser(ffyaml.Parse),
+	)
+}
+
+// newRoot builds the command tree; given is the command line as typed,
+// which profile records (redacted).
+func newRoot(given []string, stdout, stderr io.Writer) *ff.Command {
 	rootFlags := ff.NewFlagSet("aiperf")
-	root := &ff.Command{
+	return &ff.Command{
 		Name:      "aiperf",
 		Usage:     "aiperf <profile|mock-server|analyze-trace|version> [flags]",
 		ShortHelp: "benchmark generative-AI inference servers",
@@ -71,9 +91,4 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			newVersionCommand(stdout),
 		},
 	}
-	return command.Run(ctx, root, args, stdout, stderr,
-		ff.WithEnvVarPrefix("AIPERF"),
-		ff.WithConfigFileFlag("config"),
-		ff.WithConfigFileParser(ffyaml.Parse),
-	)
 }
