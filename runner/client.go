@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"os"
 	"strings"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 	"github.com/aiperf-go/aiperf/internal/h1"
 	"github.com/aiperf-go/aiperf/internal/sse"
 	"github.com/aiperf-go/aiperf/record"
+	"github.com/aiperf-go/aiperf/telemetry"
 )
 
 // maxErrorBody bounds how much of an error response body is kept.
@@ -139,7 +141,7 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 	for {
 		req, err := http.NewRequestWithContext(traced, http.MethodPost, s.url, bytes.NewReader(payload))
 		if err != nil {
-			s.fail(rec, 0, "RequestError", err.Error())
+			s.fail(rec, 0, "RequestError", s.errorText(err))
 			return
 		}
 		req.Header = s.header.Clone()
@@ -280,7 +282,20 @@ func (s *sender) failErr(ctx context.Context, rec *record.Record, err error) {
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF):
 		typ = "ConnectionResetError"
 	}
-	s.fail(rec, 0, typ, err.Error())
+	s.fail(rec, 0, typ, s.errorText(err))
+}
+
+// errorText is err's message for a record, with the credentials of the
+// target URL redacted: net/http names the URL in its errors, masking only
+// a password, so a query parameter such as ?api_key= would otherwise reach
+// the records and the error summary.
+func (s *sender) errorText(err error) string {
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		c := *ue
+		c.URL = telemetry.RedactURL(c.URL)
+		err = &c
+	}
+	return strings.ReplaceAll(err.Error(), s.url, telemetry.RedactURL(s.url))
 }
 
 func isEventStream(contentType string) bool {
