@@ -144,6 +144,11 @@ type Config struct {
 	// p99 exceeds it (open-loop modes).
 	LatenessThreshold time.Duration
 
+	// FailureWindow ends the run as failed when no request has succeeded
+	// for this long since one failed: the target is down (see
+	// failureWindow). 0 turns it off.
+	FailureWindow time.Duration
+
 	// Fixed-schedule replay (§5.4): FixedSchedule, or a timestamped trace.
 	FixedSchedule               bool
 	FixedScheduleAutoOffset     bool
@@ -260,6 +265,7 @@ func Defaults() Config {
 		WarmupGracePeriod:                 -1,
 		ConnectionReuse:                   "pooled",
 		LatenessThreshold:                 10 * time.Millisecond,
+		FailureWindow:                     DefaultFailureWindow,
 		ServerMetricsFormats:              []string{"json", "csv"},
 		ServerMetricsInterval:             100 * time.Millisecond,
 		GPUInterval:                       telemetry.DefaultGPUInterval,

@@ -86,8 +86,13 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	late := lateness{prog: prog}
 	phases := make([]*phaseRun, len(specs))
 	var dropped atomic.Int64
+	// A dead target (see failureWindow) stops the sending, not the run:
+	// what was recorded is still processed and stored.
+	sendCtx, stopSending := context.WithCancelCause(ctx)
+	defer stopSending(nil)
+	failures := newFailureWindow(r.cfg.FailureWindow, r.clock, func() { stopSending(errTargetDown) })
 	for i, spec := range specs {
-		ph, stop := r.startPhase(ctx, spec, pipe, &live, &dropped, prog)
+		ph, stop := r.startPhase(sendCtx, spec, pipe, &live, &dropped, prog, failures)
 		defer stop()
 		phases[i] = ph
 	}
@@ -98,6 +103,10 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	telRes, telErr := tel.finish(ctx, r.clock.Now())
 	res.Dropped = int(dropped.Load())
 	interrupted := ctx.Err() != nil
+	targetDown := failures.tripped()
+	if interrupted {
+		targetDown = "" // the user stopped it first, or as well
+	}
 	prog.stop()
 	pipe.close()
 	res.Backpressure = pipe.backpressure.Load()
@@ -114,7 +123,10 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		r.log.Warn("record processing fell behind; senders waited for the record queue", "times", res.Backpressure)
 	}
 	if res.Dropped > 0 {
-		r.log.Warn("requests in flight when sending stopped (grace period over, or interrupted) were cancelled and left out", "count", res.Dropped)
+		r.log.Warn("requests in flight when sending stopped (grace period over, interrupted, or target down) were cancelled and left out", "count", res.Dropped)
+	}
+	if targetDown != "" {
+		r.log.Error("target down: sending stopped", "reason", targetDown)
 	}
 
 	elapsed := time.Duration(r.clock.Now() - runStart)
@@ -125,15 +137,17 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	if res.Validity.Degraded {
 		r.log.Warn("run degraded", "reasons", res.Validity.Reasons)
 	}
-	status := sink.StatusComplete
+	status, reason := sink.StatusComplete, ""
 	switch {
 	case interrupted:
 		status = sink.StatusInterrupted
+	case targetDown != "":
+		status, reason = sink.StatusFailed, "target down: "+targetDown
 	case res.Summary.Valid == 0 && res.Summary.Failed > 0:
-		status = sink.StatusFailed
+		status, reason = sink.StatusFailed, allFailedReason(res.Summary)
 	}
 	manifest := &sink.Manifest{
-		Status: status, Start: r.clock.Origin(),
+		Status: status, Reason: reason, Start: r.clock.Origin(),
 		Tool:     sink.Tool{Name: "aiperf-go", Version: r.opts.Version, Commit: r.opts.Commit},
 		Config:   r.buildInputConfig(specs),
 		Labels:   r.cfg.LabelMap(),
@@ -159,10 +173,15 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		for _, line := range res.Validity.consoleLines() {
 			fmt.Fprintln(r.opts.Stdout, line)
 		}
+		if targetDown != "" {
+			fmt.Fprintf(r.opts.Stdout, "Run STOPPED, target down: %s. Set --failure-window 0 to keep sending to a failing target.\n", targetDown)
+		}
 	}
 	switch {
 	case interrupted:
 		return res, ErrInterrupted
+	case targetDown != "":
+		return res, fmt.Errorf("%w: %s; the results so far were written (--failure-window 0 turns this check off)", ErrTargetDown, targetDown)
 	case res.Summary.Valid == 0 && res.Summary.Failed > 0:
 		return res, fmt.Errorf("%w: all %d requests failed (see the error summary above)", ErrAllFailed, res.Summary.Failed)
 	}
@@ -172,8 +191,9 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 // startPhase prepares a phase whose request numbers start at offset. Its
 // context is cancelled when the grace period after its duration ends;
 // requests cancelled then (or by ctx) are left out of the results and
-// counted in dropped. stop releases the phase's timer and context.
-func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, live *counters, dropped *atomic.Int64, prog *progress) (*phaseRun, func()) {
+// counted in dropped. Every request that finishes is shown to failures.
+// stop releases the phase's timer and context.
+func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, live *counters, dropped *atomic.Int64, prog *progress, failures *failureWindow) (*phaseRun, func()) {
 	sendCtx, cancel := context.WithCancelCause(ctx)
 	var grace *time.Timer
 	onStart := func() {
@@ -199,7 +219,7 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, l
 		return r.sessions.start(r, r.nextConversation())
 	}
 	prefill := newLimiter(spec.prefill, spec.prefillRamp)
-	ph.dispatch = func(ctx context.Context, c credit, s *session) {
+	ph.dispatch = func(ctx context.Context, c credit, s *session) string {
 		rec := r.newRecord(spec, c, s)
 		if payload, err := r.payload(s); err != nil {
 			r.sender.fail(rec, 0, "PayloadError", err.Error())
@@ -213,11 +233,18 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, l
 			r.hooks.endSession(s)
 		}
 		if ctx.Err() != nil && rec.Error != nil {
-			// Cancelled by the grace period or by the user: not a result.
+			// Cancelled by the grace period, the user or the failure
+			// window: not a result.
 			dropped.Add(1)
-			return
+			return ""
+		}
+		failures.observe(rec)
+		failure := ""
+		if rec.Error != nil {
+			failure = rec.Error.Type
 		}
 		pipe.submit(rec)
+		return failure
 	}
 	stop := func() {
 		if grace != nil {

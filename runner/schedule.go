@@ -132,8 +132,9 @@ func (s *slots) put(id int) {
 }
 
 // dispatchFunc sends the next turn of session s under credit c, blocking
-// until it completes, and advances the session.
-type dispatchFunc func(ctx context.Context, c credit, s *session)
+// until it completes, and advances the session. It returns the request's
+// error type, "" when it succeeded (or was left out of the results).
+type dispatchFunc func(ctx context.Context, c credit, s *session) (failure string)
 
 // phaseRun is a phase in progress: its credits, its context (cancelled when
 // its grace period ends), how sessions start and how turns are sent.
@@ -154,7 +155,9 @@ type phaseRun struct {
 // waiting for the others: warmup hands over to profiling in steady state
 // instead of draining and restarting every worker at once (a burst that
 // would distort the first profiling requests); a session still open at the
-// handover is dropped. It returns when every worker has finished.
+// handover is dropped. A worker whose connection was refused backs off
+// before its next request (see backoff) instead of spinning on a dead
+// target. It returns when every worker has finished.
 func runClosedLoop(workers int, phases []*phaseRun, clock *record.Clock) {
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -164,6 +167,7 @@ func runClosedLoop(workers int, phases []*phaseRun, clock *record.Clock) {
 			if d := rampStep(phases[0].spec.concurrencyRamp, w, workers); d > 0 {
 				coarseSleep(phases[0].ctx, time.Until(start.Add(d)))
 			}
+			var bo backoff
 			for _, ph := range phases {
 				var s *session
 				for ph.ctx.Err() == nil {
@@ -178,7 +182,7 @@ func runClosedLoop(workers int, phases []*phaseRun, clock *record.Clock) {
 					if !ok {
 						break
 					}
-					ph.dispatch(ph.ctx, c, s)
+					bo.after(ph.ctx, ph.dispatch(ph.ctx, c, s))
 				}
 			}
 		})

@@ -39,6 +39,9 @@ func (c *Config) loadProblems() []string {
 	if c.NumUsers != 0 && !userCentric {
 		add("--num-users can only be used with --user-centric-rate")
 	}
+	if c.FailureWindow < 0 {
+		add("--failure-window must be >= 0 seconds (0 turns it off; got %v)", c.FailureWindow.Seconds())
+	}
 	if c.NumUsers < 0 {
 		add("--num-users must be >= 1 (got %d)", c.NumUsers)
 	}

@@ -162,6 +162,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	load.add(0, "request-cancellation-rate", num(&cfg.RequestCancellationRate), "cancel this `PERCENT` of requests (0-100)")
 	load.add(0, "request-cancellation-delay", secondsValue{d: &cfg.RequestCancellationDelay}, "cancel after `SECONDS` from sending")
 	load.add(0, "connection-reuse-strategy", str(&cfg.ConnectionReuse), "`STRATEGY`: pooled, never or sticky-user-sessions")
+	load.add(0, "failure-window", secondsValue{d: &cfg.FailureWindow}, "stop the run as failed (exit 1) when no request succeeds for `SECONDS` after one failed: the target is down; 0 never stops")
 	load.add(0, "lateness-threshold-ms", msValue{d: &cfg.LatenessThreshold}, "mark the run degraded when the schedule lateness p99 exceeds `MS`")
 	load.add(0, "fixed-schedule", boolean(&cfg.FixedSchedule), "replay the dataset's timestamps (on by default for timestamped traces)")
 	load.add(0, "fixed-schedule-auto-offset", boolean(&cfg.FixedScheduleAutoOffset), "start the schedule at the first timestamp")
