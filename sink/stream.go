@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,7 +17,9 @@ import (
 
 // StreamOptions configure a record stream.
 type StreamOptions struct {
-	// Interval seals the open segment when it is this old (default 10 s).
+	// Interval seals the open segment when its first record is this old
+	// (default 10 s), exactly: a timer on that deadline, not a periodic
+	// check.
 	Interval time.Duration
 	// Records seals the open segment at this many lines (default 10,000).
 	Records int
@@ -73,8 +76,9 @@ type segment struct {
 
 // Stream turns a byte stream of newline-terminated records into rolling,
 // immutable segment objects under the run (dir/000001.jsonl, ...), written
-// while the run goes on, so that a killed process loses at most one
-// interval of records. Write never waits on storage: an uploader goroutine
+// while the run goes on: a segment is sealed when its first record is one
+// interval old, so that a killed process loses at most the records of the
+// last interval. Write never waits on storage: an uploader goroutine
 // owns all writes, retrying with backoff; when its queue is full, sealed
 // segments spill to the local spool. Close delivers everything or says
 // exactly what is left and where.
@@ -86,17 +90,20 @@ type Stream struct {
 	mu       sync.Mutex
 	cur      chunks
 	curLines int
-	curStart time.Time
+	deadline time.Time   // when the open segment seals; zero while it has no record
+	timer    *time.Timer // fires sealDue at deadline; armed by the segment's first record
 	seq      int
 	sealed   []string // names of every sealed segment, in order
 	spool    []segment
 	spoolSz  int64
 	closed   bool
 	spoolCnd *sync.Cond
+	// onSeal, when set (by tests, before the first Write), is called with
+	// st.mu held as each segment is sealed.
+	onSeal func(name string, at time.Time)
 
 	queue    chan segment
 	kick     chan struct{}
-	stop     chan struct{}
 	ctx      context.Context
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
@@ -107,7 +114,7 @@ type Stream struct {
 }
 
 // NewStream starts a stream whose segments go under the run's dir/. The
-// stream's goroutines run until Close.
+// stream's uploader goroutine and seal timer run until Close.
 func (r *Run) NewStream(dir string, opts StreamOptions) (*Stream, error) {
 	opts.defaults()
 	if opts.SpoolDir == "" {
@@ -118,54 +125,63 @@ func (r *Run) NewStream(dir string, opts StreamOptions) (*Stream, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	st := &Stream{run: r, dir: strings.TrimSuffix(dir, "/"), opts: opts,
-		queue: make(chan segment, opts.Queue), kick: make(chan struct{}, 1), stop: make(chan struct{}),
-		ctx: ctx, cancel: cancel, curStart: time.Now()}
+		queue: make(chan segment, opts.Queue), kick: make(chan struct{}, 1),
+		ctx: ctx, cancel: cancel}
 	st.spoolCnd = sync.NewCond(&st.mu)
-	st.wg.Add(2)
-	go st.ticker()
+	// One timer for the stream's life, created stopped: Write re-arms it
+	// without allocating.
+	st.timer = time.AfterFunc(time.Duration(math.MaxInt64), st.sealDue)
+	st.timer.Stop()
+	st.wg.Add(1)
 	go st.uploader()
 	return st, nil
 }
 
-// Write appends records (complete or partial lines). It seals a segment
-// when the open one reaches the record or byte limit. It waits only when the spool
-// is full, which is counted in SpoolWaits.
+// Write appends records (complete or partial lines). The first complete
+// line of an open segment arms its seal timer; a segment is sealed at once
+// when it reaches the record or byte limit. Write waits only when the spool
+// is full, which is counted in SpoolWaits, never on storage.
 func (st *Stream) Write(p []byte) (int, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.closed {
 		return 0, errors.New("stream: write after close")
 	}
-	if st.cur.Len() == 0 {
-		st.curStart = time.Now()
-	}
 	st.cur.Write(p)
 	n := bytes.Count(p, []byte{'\n'})
+	first := st.curLines == 0 && n > 0
 	st.curLines += n
 	st.stats.Records += int64(n)
 	if st.curLines >= st.opts.Records || (st.cur.Len() >= st.opts.Bytes && n > 0) {
 		st.sealLocked()
+	} else if first {
+		st.armLocked(time.Now())
 	}
 	return len(p), nil
 }
 
 // sealLocked cuts the open segment at its last newline and hands it to the
-// uploader, or to the spool when the upload queue is full.
+// uploader, or to the spool when the upload queue is full. The partial line
+// carried over is no record yet, so the next segment's clock starts with
+// its first complete line.
 func (st *Stream) sealLocked() {
 	rest, ok := st.cur.cutAfterLastNewline()
 	if !ok {
 		return
 	}
+	st.disarmLocked()
 	// Hand the buffers themselves to the segment (no copy) and carry a
 	// partial last line over.
 	data := st.cur
 	st.cur = rest
 	st.curLines = 0
-	st.curStart = time.Now()
 	st.seq++
 	seg := segment{name: fmt.Sprintf("%s/%06d.jsonl", st.dir, st.seq), data: data, size: int64(data.Len())}
 	st.sealed = append(st.sealed, seg.name)
 	st.stats.Segments++
+	if st.onSeal != nil {
+		st.onSeal(seg.name, time.Now())
+	}
 	select {
 	case st.queue <- seg:
 		if d := st.depth.Add(1); d > st.stats.MaxQueueDepth {
@@ -196,26 +212,6 @@ func (st *Stream) spillLocked(seg segment) {
 	select {
 	case st.kick <- struct{}{}:
 	default:
-	}
-}
-
-// ticker seals the open segment every interval, so records leave the
-// process at least that often.
-func (st *Stream) ticker() {
-	defer st.wg.Done()
-	t := time.NewTicker(st.opts.Interval / 4)
-	defer t.Stop()
-	for {
-		select {
-		case <-st.stop:
-			return
-		case <-t.C:
-			st.mu.Lock()
-			if !st.closed && st.curLines > 0 && time.Since(st.curStart) >= st.opts.Interval {
-				st.sealLocked()
-			}
-			st.mu.Unlock()
-		}
 	}
 }
 
@@ -321,8 +317,8 @@ func (st *Stream) Close(ctx context.Context) ([]string, StreamStats, error) {
 		st.sealLocked()
 	}
 	st.closed = true
+	st.disarmLocked()
 	st.mu.Unlock()
-	close(st.stop)
 	close(st.queue)
 
 	done := make(chan struct{})
