@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,26 @@ func manifestStatus(t *testing.T, dir, runID string) (status, reason string) {
 		t.Fatal(err)
 	}
 	return m.Status, m.Reason
+}
+
+// killAfter is the run's own transport, closing the server (in the
+// background, as a crash would) once it has answered n benchmark requests,
+// so that the run is in full flight however slowly it started.
+type killAfter struct {
+	next     http.RoundTripper
+	n        int64
+	srv      *mockserver.Server
+	answered atomic.Int64
+	closedAt atomic.Int64 // unix ns when closing began; 0 until then
+}
+
+func (k *killAfter) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := k.next.RoundTrip(req)
+	if err == nil && req.Method == http.MethodPost && resp.StatusCode == http.StatusOK && k.answered.Add(1) == k.n {
+		k.closedAt.Store(time.Now().UnixNano()) // before any refusal
+		go k.srv.Close()
+	}
+	return resp, err
 }
 
 // TestFailureWindowTrips: the window trips at the first failure a whole
@@ -96,18 +117,14 @@ func TestDeadTargetEndsTheRun(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	var closedAt atomic.Int64
-	killer := time.AfterFunc(300*time.Millisecond, func() {
-		srv.Close()
-		closedAt.Store(time.Now().UnixNano())
-	})
-	defer killer.Stop()
+	kill := &killAfter{next: newTransport(workers), n: 50, srv: srv}
 	var out bytes.Buffer
-	res, err := Run(context.Background(), cfg, Options{Version: "test", Stdout: &out})
+	res, err := Run(context.Background(), cfg, Options{Version: "test", Stdout: &out, Transport: kill})
 	ended := time.Now()
 	if !errors.Is(err, ErrTargetDown) || !strings.Contains(err.Error(), "--failure-window") {
 		t.Fatalf("run error %v, want ErrTargetDown naming the flag", err)
 	}
+	closedAt := &kill.closedAt
 	if closedAt.Load() == 0 {
 		t.Fatal("the run ended before the server was closed")
 	}
@@ -156,9 +173,8 @@ func TestDeadTargetOpenLoopKeepsItsSchedule(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	killer := time.AfterFunc(200*time.Millisecond, func() { srv.Close() })
-	defer killer.Stop()
-	res, err := Run(context.Background(), cfg, Options{Version: "test"})
+	kill := &killAfter{next: newTransport(1), n: 10, srv: srv}
+	res, err := Run(context.Background(), cfg, Options{Version: "test", Transport: kill})
 	if !errors.Is(err, ErrTargetDown) {
 		t.Fatalf("run error %v, want ErrTargetDown", err)
 	}

@@ -84,12 +84,12 @@ func allFailedReason(s *metrics.Summary) string {
 	for _, e := range s.Errors {
 		t.addN(&e.Error, e.Count)
 	}
-	noun := "requests"
+	head := fmt.Sprintf("all %d requests failed", s.Failed)
 	if s.Failed == 1 {
-		noun = "request"
+		head = "the only request failed"
 	}
 	if t.total == 0 {
-		return fmt.Sprintf("all %d %s failed", s.Failed, noun)
+		return head
 	}
-	return fmt.Sprintf("all %d %s failed: %s", s.Failed, noun, t)
+	return head + ": " + t.String()
 }
