@@ -110,17 +110,13 @@ func (c *chunks) source() source {
 	}
 }
 
-// writeFile stores the bytes held in a new file at path.
-func (c *chunks) writeFile(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
+// writeFileSync stores the bytes held durably in a new file at path (see
+// writeSync): once it returns nil, the file survives a crash.
+func (c *chunks) writeFileSync(path string) error {
+	return writeSync(path, func(f *os.File) error {
+		_, err := c.WriteTo(f)
 		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	})
 }
 
 // release returns the buffers to the pool; c is empty afterwards.

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -87,8 +89,8 @@ func TestOutageSpillsAndRecovers(t *testing.T) {
 	if sortedLines(got) != sortedLines(data) {
 		t.Fatalf("records lost: got %d bytes, want %d", len(got), len(data))
 	}
-	if left, _ := os.ReadDir(spool); len(left) != 0 {
-		t.Fatalf("spool not emptied: %d files", len(left))
+	if left := spooled(t, spool); len(left) != 0 {
+		t.Fatalf("delivered segments left in the spool: %v", left)
 	}
 }
 
@@ -133,6 +135,24 @@ func TestUndeliveredIsReported(t *testing.T) {
 	if sortedLines(kept.Bytes()) != sortedLines(data) {
 		t.Fatal("the spool does not hold every record")
 	}
+}
+
+// spooled lists the segment files in a spool, relative to it.
+func spooled(t *testing.T, spool string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(filepath.Join(spool, spoolObjectsDir), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(spool, p)
+		files = append(files, rel)
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return files
 }
 
 // sortedLines is the multiset of lines of b, for order-free comparison.
@@ -193,5 +213,40 @@ func TestPutStreamRetries(t *testing.T) {
 	}
 	if ok, _ := s.Bucket.Exists(ctx, r.Key("bad.json")); ok {
 		t.Fatal("a failed stream was stored")
+	}
+}
+
+// TestSegmentIsSpooledBeforeUpload: every upload of a segment starts with
+// the segment already in the spool, and the spool file goes only once the
+// store has acknowledged it.
+func TestSegmentIsSpooledBeforeUpload(t *testing.T) {
+	ctx := context.Background()
+	s := memStore(t)
+	r := s.NewRun(NewRunID(time.Now()))
+	spool := t.TempDir()
+	real := r.put
+	var uploads, unspooled atomic.Int64
+	r.put = func(ctx context.Context, key string, body io.Reader) error {
+		uploads.Add(1)
+		if _, err := os.Stat(spoolPath(spool, strings.TrimPrefix(key, r.prefix))); err != nil {
+			unspooled.Add(1)
+		}
+		return real(ctx, key, body)
+	}
+	st, err := r.NewStream("records", StreamOptions{Records: 50, Interval: time.Hour, SpoolDir: spool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range bytes.SplitAfter(lines(1000), []byte("\n")) {
+		st.Write(l)
+	}
+	if _, _, err := st.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if uploads.Load() != 20 || unspooled.Load() != 0 {
+		t.Fatalf("%d of %d uploads started before their segment was spooled", unspooled.Load(), uploads.Load())
+	}
+	if left := spooled(t, spool); len(left) != 0 {
+		t.Fatalf("delivered segments left in the spool: %v", left)
 	}
 }

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -28,14 +26,21 @@ type StreamOptions struct {
 	// write 17 MB of records) costs the process at most Bytes before it
 	// leaves, and each segment stays one modest object.
 	Bytes int
-	// Queue is how many sealed segments wait in memory for upload before
-	// further ones spill to disk (default 4).
+	// Queue is how many sealed segments are held in memory: waiting to be
+	// written to the spool, and, once there, kept for upload without reading
+	// them back (default 4). Further spooled segments are read back from
+	// disk when their turn comes.
 	Queue int
-	// SpoolDir holds spilled segments (required).
+	// SpoolDir is the run's spool (required): every sealed segment is
+	// written there, fsynced, before it is queued for upload, and removed
+	// once the store acknowledged it. Streams of one run share it.
 	SpoolDir string
-	// MaxSpoolBytes bounds the spool (default 1 GiB); a full spool makes
-	// Write wait, so records are never dropped.
+	// MaxSpoolBytes bounds the sealed segments not yet stored (default
+	// 1 GiB); past it Write waits, so records are never dropped.
 	MaxSpoolBytes int64
+	// Compose names the object the stream's segments are composed into at
+	// the end (for the spool's descriptor; optional).
+	Compose string
 }
 
 func (o *StreamOptions) defaults() {
@@ -58,63 +63,71 @@ func (o *StreamOptions) defaults() {
 
 // StreamStats describe how a stream's delivery went.
 type StreamStats struct {
-	Records       int64    `json:"records"`
-	Segments      int64    `json:"segments"`
-	MaxQueueDepth int64    `json:"max_queue_depth"`
-	SpilledBytes  int64    `json:"spilled_bytes"`
-	SpoolWaits    int64    `json:"spool_waits"`
-	Undelivered   []string `json:"undelivered,omitempty"`
+	Records  int64 `json:"records"`
+	Segments int64 `json:"segments"`
+	// MaxQueueDepth is the most sealed segments ever waiting for upload.
+	MaxQueueDepth int64 `json:"max_queue_depth"`
+	// SpilledBytes are the bytes of segments that waited beyond the Queue
+	// held in memory, and so were read back from the spool to be uploaded.
+	SpilledBytes int64 `json:"spilled_bytes"`
+	// SpoolWaits counts the times Write waited for spool space.
+	SpoolWaits  int64    `json:"spool_waits"`
+	Undelivered []string `json:"undelivered,omitempty"`
 }
 
-// segment is a sealed run of complete lines, in memory or spilled to disk.
+// segment is a sealed run of complete lines: in memory until it is in the
+// spool, and in memory as well while it is among the first Queue waiting.
 type segment struct {
 	name string // object name, e.g. records/000001.jsonl
-	data chunks // empty once spilled
+	data chunks // empty once released
 	size int64
-	file string // spool file when spilled
+	file string // spool file, once written; "" if the disk refused it
 }
 
 // Stream turns a byte stream of newline-terminated records into rolling,
 // immutable segment objects under the run (dir/000001.jsonl, ...), written
 // while the run goes on: a segment is sealed when its first record is one
 // interval old, so that a killed process loses at most the records of the
-// last interval. Write never waits on storage: an uploader goroutine
-// owns all writes, retrying with backoff; when its queue is full, sealed
-// segments spill to the local spool. Close delivers everything or says
-// exactly what is left and where.
+// last interval. A sealed segment is durable before anything depends on
+// it: a spooler goroutine writes it to the spool and fsyncs it, then queues
+// it for the uploader goroutine, which removes the spool file only when the
+// store acknowledged the object. Write never waits on storage (only on a
+// full spool, counted). Close delivers everything or says exactly what is
+// left and where; a process that dies leaves it for Recover.
 type Stream struct {
 	run  *Run
 	dir  string
 	opts StreamOptions
 
 	mu       sync.Mutex
+	cond     *sync.Cond // broadcast on every change of the fields below
 	cur      chunks
 	curLines int
 	deadline time.Time   // when the open segment seals; zero while it has no record
 	timer    *time.Timer // fires sealDue at deadline; armed by the segment's first record
 	seq      int
-	sealed   []string // names of every sealed segment, in order
-	spool    []segment
-	spoolSz  int64
+	sealed   []string  // names of every sealed segment, in order
+	pending  []segment // sealed, not yet in the spool: the spooler's queue
+	spool    []segment // in the spool, oldest first: the uploader's queue
+	waiting  int64     // bytes of pending and spool
+	inMemory int       // spool entries that still hold their data
 	closed   bool
-	spoolCnd *sync.Cond
+	failed   []segment // segments the store refused for good
+	stats    StreamStats
 	// onSeal, when set (by tests, before the first Write), is called with
 	// st.mu held as each segment is sealed.
 	onSeal func(name string, at time.Time)
 
-	queue    chan segment
-	kick     chan struct{}
-	ctx      context.Context
+	ctx      context.Context // ends the uploader's retries (Close's deadline)
 	cancel   context.CancelFunc
-	wg       sync.WaitGroup
-	stats    StreamStats
-	depth    atomic.Int64
-	uploadMu sync.Mutex
-	failed   []segment // segments given up on at Close
+	spooler  sync.WaitGroup
+	uploader sync.WaitGroup
 }
 
-// NewStream starts a stream whose segments go under the run's dir/. The
-// stream's uploader goroutine and seal timer run until Close.
+// NewStream starts a stream whose segments go under the run's dir/. It
+// locks the spool for this process and records the stream in the spool's
+// descriptor, so that Recover can finish its uploads if the process dies.
+// The stream's goroutines and seal timer run until Close.
 func (r *Run) NewStream(dir string, opts StreamOptions) (*Stream, error) {
 	opts.defaults()
 	if opts.SpoolDir == "" {
@@ -123,18 +136,31 @@ func (r *Run) NewStream(dir string, opts StreamOptions) (*Stream, error) {
 	if err := os.MkdirAll(opts.SpoolDir, 0o700); err != nil {
 		return nil, fmt.Errorf("stream: spool: %w", err)
 	}
+	dir = strings.TrimSuffix(dir, "/")
+	if err := r.joinSpool(opts.SpoolDir, SpoolStream{Dir: dir, Compose: opts.Compose}); err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	st := &Stream{run: r, dir: strings.TrimSuffix(dir, "/"), opts: opts,
-		queue: make(chan segment, opts.Queue), kick: make(chan struct{}, 1),
-		ctx: ctx, cancel: cancel}
-	st.spoolCnd = sync.NewCond(&st.mu)
+	st := &Stream{run: r, dir: dir, opts: opts, ctx: ctx, cancel: cancel}
+	st.cond = sync.NewCond(&st.mu)
+	// Waiters on cond also wait for the uploader's context.
+	context.AfterFunc(ctx, st.broadcast)
 	// One timer for the stream's life, created stopped: Write re-arms it
 	// without allocating.
 	st.timer = time.AfterFunc(time.Duration(math.MaxInt64), st.sealDue)
 	st.timer.Stop()
-	st.wg.Add(1)
-	go st.uploader()
+	st.spooler.Add(1)
+	go st.spoolSegments()
+	st.uploader.Add(1)
+	go st.upload()
 	return st, nil
+}
+
+// broadcast wakes every goroutine waiting on the stream's state.
+func (st *Stream) broadcast() {
+	st.mu.Lock()
+	st.cond.Broadcast()
+	st.mu.Unlock()
 }
 
 // Write appends records (complete or partial lines). The first complete
@@ -161,9 +187,11 @@ func (st *Stream) Write(p []byte) (int, error) {
 }
 
 // sealLocked cuts the open segment at its last newline and hands it to the
-// uploader, or to the spool when the upload queue is full. The partial line
-// carried over is no record yet, so the next segment's clock starts with
-// its first complete line.
+// spooler. The partial line carried over is no record yet, so the next
+// segment's clock starts with its first complete line. It waits (counted)
+// while the spooler is Queue segments behind or the spool is full, unless
+// the stream is giving up (Close's deadline passed): the spooler writes to
+// local disk and never waits on the store, so those waits are short.
 func (st *Stream) sealLocked() {
 	rest, ok := st.cur.cutAfterLastNewline()
 	if !ok {
@@ -182,133 +210,130 @@ func (st *Stream) sealLocked() {
 	if st.onSeal != nil {
 		st.onSeal(seg.name, time.Now())
 	}
-	select {
-	case st.queue <- seg:
-		if d := st.depth.Add(1); d > st.stats.MaxQueueDepth {
-			st.stats.MaxQueueDepth = d
-		}
-	default:
-		st.spillLocked(seg)
-	}
-}
-
-// spillLocked writes a segment to the spool and lists it for the uploader.
-// A full spool makes it wait for the uploader to free space.
-func (st *Stream) spillLocked(seg segment) {
-	for st.spoolSz+seg.size > st.opts.MaxSpoolBytes && len(st.spool) > 0 {
+	for st.full(seg.size) {
 		st.stats.SpoolWaits++
-		st.spoolCnd.Wait()
+		st.cond.Wait()
 	}
-	file := filepath.Join(st.opts.SpoolDir, strings.ReplaceAll(seg.name, "/", "_"))
-	if err := seg.data.writeFile(file); err != nil {
-		// The disk refused it: keep it in memory rather than lose it.
-		st.spool = append(st.spool, seg)
-	} else {
-		st.stats.SpilledBytes += seg.size
-		st.spoolSz += seg.size
-		seg.data.release()
-		st.spool = append(st.spool, segment{name: seg.name, size: seg.size, file: file})
-	}
-	select {
-	case st.kick <- struct{}{}:
-	default:
-	}
+	st.pending = append(st.pending, seg)
+	st.waiting += seg.size
+	st.cond.Broadcast()
 }
 
-// uploader writes sealed segments, oldest spilled first, until the queue is
-// closed and the spool is empty, or the stream's context is cancelled.
-func (st *Stream) uploader() {
-	defer st.wg.Done()
+// full reports whether a sealed segment of size must wait for room: the
+// spooler holds Queue segments, or the spool would exceed MaxSpoolBytes.
+// Something must be waiting for it to free room, and a stream that is
+// giving up never waits.
+func (st *Stream) full(size int64) bool {
+	if len(st.pending)+len(st.spool) == 0 || st.ctx.Err() != nil {
+		return false
+	}
+	return len(st.pending) >= st.opts.Queue || st.waiting+size > st.opts.MaxSpoolBytes
+}
+
+// spoolSegments writes each sealed segment to the spool, fsynced, and only
+// then queues it for upload. It runs until the stream is closed and nothing
+// is pending; it never waits on the store. A segment the disk refuses is
+// queued from memory (and reported as memory-only if it is not delivered).
+func (st *Stream) spoolSegments() {
+	defer st.spooler.Done()
 	for {
-		seg, ok := st.nextSpilled()
-		if !ok {
-			select {
-			case s, open := <-st.queue:
-				if !open {
-					if seg, ok = st.nextSpilled(); !ok {
-						return
-					}
-					break
-				}
-				st.depth.Add(-1)
-				seg = s
-			case <-st.kick:
-				continue
-			case <-st.ctx.Done():
-				return
+		st.mu.Lock()
+		for len(st.pending) == 0 && !st.closed {
+			st.cond.Wait()
+		}
+		if len(st.pending) == 0 {
+			st.mu.Unlock()
+			return
+		}
+		seg := st.pending[0]
+		st.mu.Unlock()
+
+		file := spoolPath(st.opts.SpoolDir, seg.name)
+		err := seg.data.writeFileSync(file)
+
+		st.mu.Lock()
+		st.pending = st.pending[1:]
+		if err == nil {
+			seg.file = file
+			if st.inMemory < st.opts.Queue {
+				st.inMemory++
+			} else {
+				seg.data.release()
+				st.stats.SpilledBytes += seg.size
 			}
 		}
-		st.deliver(seg)
+		st.spool = append(st.spool, seg)
+		st.stats.MaxQueueDepth = max(st.stats.MaxQueueDepth, int64(len(st.spool)+len(st.pending)))
+		st.cond.Broadcast()
+		st.mu.Unlock()
 	}
 }
 
-// nextSpilled takes the oldest spooled segment, if any.
-func (st *Stream) nextSpilled() (segment, bool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if len(st.spool) == 0 {
-		return segment{}, false
+// upload stores spooled segments, oldest first, each retried with backoff
+// until the store acknowledges it; only then is its spool file removed. It
+// runs until the stream is closed and everything is delivered, or the
+// stream's context ends (Close's deadline), which leaves the rest spooled.
+func (st *Stream) upload() {
+	defer st.uploader.Done()
+	for {
+		st.mu.Lock()
+		for len(st.spool) == 0 && !(st.closed && len(st.pending) == 0) && st.ctx.Err() == nil {
+			st.cond.Wait()
+		}
+		if len(st.spool) == 0 || st.ctx.Err() != nil {
+			st.mu.Unlock()
+			return
+		}
+		seg := st.spool[0]
+		st.mu.Unlock()
+
+		err := st.deliver(seg)
+		if err != nil && st.ctx.Err() != nil {
+			return // given up at Close's deadline: it stays in the spool
+		}
+
+		st.mu.Lock()
+		st.spool = st.spool[1:]
+		st.waiting -= seg.size
+		if seg.data.Len() > 0 && seg.file != "" {
+			st.inMemory--
+		}
+		if err != nil {
+			st.failed = append(st.failed, seg) // refused for good; kept as is
+		} else {
+			seg.data.release()
+			if seg.file != "" {
+				_ = os.Remove(seg.file)
+			}
+		}
+		st.cond.Broadcast()
+		st.mu.Unlock()
 	}
-	seg := st.spool[0]
-	st.spool = st.spool[1:]
-	return seg, true
 }
 
-// deliver uploads one segment, retrying until it succeeds or the stream's
-// context ends; a segment that could not be delivered stays in the spool.
-func (st *Stream) deliver(seg segment) {
+// deliver uploads one segment from memory, or read back from its spool
+// file, retrying until the store acknowledges it or the context ends.
+func (st *Stream) deliver(seg segment) error {
 	src := seg.data.source()
-	if seg.file != "" {
+	if seg.data.Len() == 0 && seg.file != "" {
 		data, err := os.ReadFile(seg.file)
 		if err != nil {
-			st.giveUp(seg)
-			return
+			return fmt.Errorf("read spool: %w", err)
 		}
 		src = bytesSource(data)
 	}
-	if _, err := st.run.putObject(st.ctx, seg.name, src, false); err != nil {
-		if seg.file == "" {
-			st.mu.Lock()
-			seg = st.spillForever(seg)
-			st.mu.Unlock()
-		}
-		st.giveUp(seg)
-		return
-	}
-	if seg.file == "" {
-		seg.data.release()
-		return
-	}
-	_ = os.Remove(seg.file)
-	st.mu.Lock()
-	st.spoolSz -= seg.size
-	st.spoolCnd.Broadcast()
-	st.mu.Unlock()
+	_, err := st.run.putObject(st.ctx, seg.name, src, false)
+	return err
 }
 
-// spillForever writes an undeliverable in-memory segment to the spool so it
-// survives the process.
-func (st *Stream) spillForever(seg segment) segment {
-	file := filepath.Join(st.opts.SpoolDir, strings.ReplaceAll(seg.name, "/", "_"))
-	if err := seg.data.writeFile(file); err == nil {
-		st.stats.SpilledBytes += seg.size
-		seg.data.release()
-		return segment{name: seg.name, size: seg.size, file: file}
-	}
-	return seg
-}
-
-func (st *Stream) giveUp(seg segment) {
-	st.uploadMu.Lock()
-	st.failed = append(st.failed, seg)
-	st.uploadMu.Unlock()
-}
-
-// Close seals what is left, then waits until every segment is stored or ctx
-// ends. It returns the names of the stored segments in order, for Compose,
-// and an error naming every segment that was not delivered and the spool
-// file that holds it.
+// Close seals what is left, waits until every sealed segment is in the
+// spool (local disk only), then until every one is stored or ctx ends. It
+// returns the names of the sealed segments in order, for Compose, and an
+// error naming every segment that was not delivered and the spool file that
+// holds it. Undelivered segments stay in the spool for Recover.
 func (st *Stream) Close(ctx context.Context) ([]string, StreamStats, error) {
+	stop := context.AfterFunc(ctx, st.cancel)
+	defer stop()
 	st.mu.Lock()
 	if st.cur.Len() > 0 && st.cur.lastByte() != '\n' {
 		st.cur.Write([]byte{'\n'}) // a torn last line still ends in a newline
@@ -318,26 +343,16 @@ func (st *Stream) Close(ctx context.Context) ([]string, StreamStats, error) {
 	}
 	st.closed = true
 	st.disarmLocked()
+	st.cond.Broadcast()
 	st.mu.Unlock()
-	close(st.queue)
 
-	done := make(chan struct{})
-	go func() { st.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		st.cancel()
-		<-done
-	}
+	st.spooler.Wait()
+	st.uploader.Wait()
 	st.cancel()
 
-	// Whatever is still queued or spooled was not delivered: keep it on disk.
 	st.mu.Lock()
-	for seg := range st.queue {
-		st.spool = append(st.spool, st.spillForever(seg))
-	}
 	left := append(st.spool, st.failed...)
-	st.spool = nil
+	st.spool, st.failed = nil, nil
 	stats := st.stats
 	sealed := st.sealed
 	st.mu.Unlock()
