@@ -196,3 +196,7 @@ func releaseSpool(dir string) {
 		delete(spoolLocks, dir)
 	}
 }
+
+// DefaultSpoolRoot is the spool root of runs given no --spool-dir: one
+// directory per run under it.
+func DefaultSpoolRoot() string { return filepath.Join(os.TempDir(), "aiperf-spool") }
