@@ -190,6 +190,10 @@ type Config struct {
 	SegmentRecords  int           // ... or at this many records
 	SpoolDir        string        // local spill space when the store is slow or down
 	UploadGrace     time.Duration // how long to keep retrying uploads at the end
+	// ShutdownGrace bounds the shutdown after a signal (the cancellation
+	// of Run's ctx): the remaining stores end this long after it, the
+	// upload wait included, so a stopped container exits in time.
+	ShutdownGrace time.Duration
 
 	// Telemetry (see docs/telemetry.md). Server metrics are scraped from
 	// the --url base + /metrics unless NoServerMetrics, plus ServerMetrics;
@@ -256,6 +260,7 @@ func Defaults() Config {
 		SegmentInterval:                   10 * time.Second,
 		SegmentRecords:                    10000,
 		UploadGrace:                       5 * time.Minute,
+		ShutdownGrace:                     DefaultShutdownGrace,
 		UIType:                            "",
 		LogLevel:                          "INFO",
 		NumProfileRuns:                    1,

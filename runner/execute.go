@@ -85,14 +85,14 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	startUsage := processUsage()
 	late := lateness{prog: prog}
 	phases := make([]*phaseRun, len(specs))
-	var dropped atomic.Int64
+	var dropped, cancelled atomic.Int64
 	// A dead target (see failureWindow) stops the sending, not the run:
 	// what was recorded is still processed and stored.
 	sendCtx, stopSending := context.WithCancelCause(ctx)
 	defer stopSending(nil)
 	failures := newFailureWindow(r.cfg.FailureWindow, r.clock, func() { stopSending(errTargetDown) })
 	for i, spec := range specs {
-		ph, stop := r.startPhase(sendCtx, spec, pipe, &live, &dropped, prog, failures)
+		ph, stop := r.startPhase(sendCtx, spec, pipe, &live, &inflight{dropped: &dropped, cancelled: &cancelled}, prog, failures)
 		defer stop()
 		phases[i] = ph
 	}
@@ -100,8 +100,13 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	// scheduled sends.
 	runtime.GC()
 	r.runPhases(phases, &late)
+	// From here on, stores are bounded by --shutdown-grace after a signal
+	// (see storeContext), not cut off by it.
+	storeCtx, release := storeContext(ctx, r.cfg.ShutdownGrace)
+	defer release()
 	telRes, telErr := tel.finish(ctx, r.clock.Now())
 	res.Dropped = int(dropped.Load())
+	res.Cancelled = int(cancelled.Load())
 	interrupted := ctx.Err() != nil
 	targetDown := failures.tripped()
 	if interrupted {
@@ -123,7 +128,10 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		r.log.Warn("record processing fell behind; senders waited for the record queue", "times", res.Backpressure)
 	}
 	if res.Dropped > 0 {
-		r.log.Warn("requests in flight when sending stopped (grace period over, interrupted, or target down) were cancelled and left out", "count", res.Dropped)
+		r.log.Warn("requests in flight when sending stopped (grace period over, or target down) were cancelled and left out", "count", res.Dropped)
+	}
+	if res.Cancelled > 0 {
+		r.log.Warn("requests in flight when the run was interrupted were cancelled and recorded as CancelledError", "count", res.Cancelled)
 	}
 	if targetDown != "" {
 		r.log.Error("target down: sending stopped", "reason", targetDown)
@@ -153,20 +161,22 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		Labels:   r.cfg.LabelMap(),
 		Validity: res.Validity,
 	}
+	// A store that fails here (timeslices, telemetry) does not keep the
+	// records from being delivered, or spooled, by finish.
+	var early []error
 	if slices != nil {
-		if err := r.writeTimeslices(ctx, arts, slices, specs); err != nil {
-			return res, err
-		}
+		early = append(early, r.writeTimeslices(storeCtx, arts, slices, specs))
 	}
 	info := r.runInfo(ep, res.Summary, specs, interrupted)
 	info.Validity = res.Validity
 	if telRes != nil {
-		if err := r.writeTelemetry(ctx, arts, telRes, manifest, info); err != nil {
-			return res, err
-		}
+		early = append(early, r.writeTelemetry(storeCtx, arts, telRes, manifest, info))
 	}
-	res.Files, err = arts.finish(ctx, res.Summary, info, r.opts.Stdout, manifest)
-	if err != nil {
+	if err := errors.Join(early...); err != nil && manifest.Status == sink.StatusComplete {
+		manifest.Status, manifest.Reason = sink.StatusFailed, "storage: "+err.Error()
+	}
+	res.Files, err = arts.finish(storeCtx, res.Summary, info, r.opts.Stdout, manifest)
+	if err := errors.Join(append(early, err)...); err != nil {
 		return res, err
 	}
 	if r.opts.Stdout != nil {
@@ -188,12 +198,25 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	return res, nil
 }
 
+// inflight counts the requests that were in flight when their phase's
+// context was cancelled.
+type inflight struct {
+	// dropped: cancelled by the grace period or the failure window, and
+	// left out of the results, as AIPerf does.
+	dropped *atomic.Int64
+	// cancelled: cancelled by an interrupt (ctx), and recorded as
+	// CancelledError.
+	cancelled *atomic.Int64
+}
+
 // startPhase prepares a phase whose request numbers start at offset. Its
 // context is cancelled when the grace period after its duration ends;
-// requests cancelled then (or by ctx) are left out of the results and
-// counted in dropped. Every request that finishes is shown to failures.
+// requests cancelled then (or when the target is down) are left out of the
+// results and counted as dropped. A request in flight when ctx is cancelled
+// (an interrupt) becomes a CancelledError record; one that had not been
+// sent is left out. Every request that finishes is shown to failures.
 // stop releases the phase's timer and context.
-func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, live *counters, dropped *atomic.Int64, prog *progress, failures *failureWindow) (*phaseRun, func()) {
+func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, live *counters, counts *inflight, prog *progress, failures *failureWindow) (*phaseRun, func()) {
 	sendCtx, cancel := context.WithCancelCause(ctx)
 	var grace *time.Timer
 	onStart := func() {
@@ -221,6 +244,7 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, l
 	prefill := newLimiter(spec.prefill, spec.prefillRamp)
 	ph.dispatch = func(ctx context.Context, c credit, s *session) string {
 		rec := r.newRecord(spec, c, s)
+		live := ctx.Err() == nil // not yet cancelled: the request may be sent
 		if payload, err := r.payload(s); err != nil {
 			r.sender.fail(rec, 0, "PayloadError", err.Error())
 		} else {
@@ -233,9 +257,18 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, l
 			r.hooks.endSession(s)
 		}
 		if ctx.Err() != nil && rec.Error != nil {
-			// Cancelled by the grace period, the user or the failure
-			// window: not a result.
-			dropped.Add(1)
+			if !interruptedBy(ctx) {
+				// Cancelled by the grace period or the failure window:
+				// not a result.
+				counts.dropped.Add(1)
+				return ""
+			}
+			if !live || rec.StartNS == 0 {
+				return "" // never sent: nothing to record
+			}
+			markCancelled(ctx, rec, r.clock.Now())
+			counts.cancelled.Add(1)
+			pipe.submit(rec)
 			return ""
 		}
 		failures.observe(rec)

@@ -21,9 +21,11 @@ import (
 // finish delivers the streamed records and composes them into the AIPerf
 // files, stores the summary, prints the console report to stdout (always,
 // even when storage failed), stores the log, and writes the manifest last.
-// It keeps going after an interrupt: the results so far are still stored.
+// ctx is the run's store context (see storeContext): after an interrupt the
+// results so far are still stored, until --shutdown-grace ends it; the
+// upload wait is bounded by --upload-grace-period as well.
 func (a *artifacts) finish(ctx context.Context, s *metrics.Summary, info *export.RunInfo, stdout io.Writer, m *sink.Manifest) (Artifacts, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.UploadGrace)
+	ctx, cancel := context.WithTimeout(ctx, a.cfg.UploadGrace)
 	defer cancel()
 	out := Artifacts{RunID: a.run.ID, Location: a.run.Location()}
 	var errs []error

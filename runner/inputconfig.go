@@ -23,6 +23,8 @@ type inputConfig struct {
 	Goodput    string            `json:"goodput,omitempty"`
 	Runtime    map[string]string `json:"runtime"`
 	RandomSeed uint64            `json:"random_seed"`
+	// FailureWindowSeconds is --failure-window (0: off).
+	FailureWindowSeconds float64 `json:"failure_window"`
 }
 
 type modelsConfig struct {
@@ -71,6 +73,8 @@ type artifactsConfig struct {
 
 	SegmentIntervalSeconds float64 `json:"segment_interval"`
 	SegmentRecords         int     `json:"segment_records"`
+	UploadGraceSeconds     float64 `json:"upload_grace_period"`
+	ShutdownGraceSeconds   float64 `json:"shutdown_grace"`
 }
 
 // buildInputConfig describes the effective, redacted configuration.
@@ -84,11 +88,14 @@ func (r *run) buildInputConfig(specs []*phaseSpec) *inputConfig {
 			UseLegacyMaxTokens: c.UseLegacyMaxTokens, UseServerTokenCount: c.UseServerTokenCount,
 		},
 		Artifacts: artifactsConfig{Dir: ArtifactDir(&c), ExportLevel: c.ExportLevel, Prefix: c.ProfileExportPrefix, CLICommand: c.CLICommand,
-			SegmentIntervalSeconds: c.SegmentInterval.Seconds(), SegmentRecords: c.SegmentRecords},
+			SegmentIntervalSeconds: c.SegmentInterval.Seconds(), SegmentRecords: c.SegmentRecords,
+			UploadGraceSeconds: c.UploadGrace.Seconds(), ShutdownGraceSeconds: c.ShutdownGrace.Seconds()},
 		Tokenizer:  map[string]string{"name": "builtin"},
 		Goodput:    c.Goodput,
 		Runtime:    map[string]string{"ui": r.uiType()},
 		RandomSeed: r.seed,
+
+		FailureWindowSeconds: c.FailureWindow.Seconds(),
 	}
 	for _, m := range c.Models {
 		ic.Models.Items = append(ic.Models.Items, map[string]string{"name": m})

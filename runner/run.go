@@ -31,7 +31,8 @@ import (
 var (
 	// ErrAllFailed means every profiling request failed.
 	ErrAllFailed = errors.New("every request failed")
-	// ErrInterrupted means the run was cancelled before it finished.
+	// ErrInterrupted means the run was cancelled (ctx) before it finished;
+	// its partial results were stored.
 	ErrInterrupted = errors.New("run interrupted")
 )
 
@@ -71,8 +72,13 @@ type Result struct {
 	Backpressure int64
 	// LatenessNS holds the schedule lateness of every open-loop send.
 	LatenessNS []int64
-	// Dropped counts requests cancelled at the end of the grace period.
+	// Dropped counts requests cancelled at the end of the grace period or
+	// when the target was down: left out of the results, as AIPerf does.
 	Dropped int
+	// Cancelled counts requests in flight when ctx was cancelled (an
+	// interrupt): each is a CancelledError record, stored and counted in
+	// the error summary.
+	Cancelled int
 	// Validity says whether the client kept its schedule (see Validity).
 	Validity *Validity
 }
@@ -111,8 +117,11 @@ type run struct {
 // Run executes the benchmark described by cfg (already validated) and writes
 // its artifacts. It returns ErrAllFailed or ErrInterrupted (with a Result)
 // when the run finished badly, and other errors when it could not start.
-// Cancelling ctx stops sending, drops the requests in flight and still writes
-// the results so far. cfg is not modified.
+// Cancelling ctx (the first signal) stops sending, records the requests in
+// flight as cancelled (CancelledError, see Result.Cancelled) and still
+// stores the results so far, for at most cfg.ShutdownGrace after the
+// cancellation: what is not stored by then stays in the local spool and the
+// error names it. cfg is not modified.
 func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	c := *cfg
 	cfg = &c

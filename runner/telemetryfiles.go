@@ -83,8 +83,9 @@ func (r *run) writeTelemetry(ctx context.Context, arts *artifacts, res *telemetr
 	if slices.Contains(export.ServerMetricsFiles(r.cfg.ServerMetricsFormats), export.ServerMetricsJSONFile) {
 		info.Notes = append(info.Notes, "Server Metrics: "+arts.where(export.ServerMetricsJSONFile))
 	}
-	// Stored after an interrupt too, as the records are (see finish).
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.UploadGrace)
+	// Stored after an interrupt too, as the records are: ctx is the run's
+	// store context (see storeContext, finish).
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.UploadGrace)
 	defer cancel()
 	var errs []error
 	put := func(name string, write func(io.Writer) error) {
