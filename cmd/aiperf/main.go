@@ -6,8 +6,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/peterbourgon/ff/v4"
 
@@ -29,7 +27,8 @@ var (
 	Commit  = "unknown"
 )
 
-// Exit statuses.
+// Exit statuses (see command.ExitCode; 130 and 143 after SIGINT and
+// SIGTERM).
 const (
 	exitOK     = 0
 	exitFailed = 1
@@ -37,14 +36,14 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// The first signal cancels ctx: the run stops sending and writes what it
-	// has. Unregistering then restores the default action, so a second
-	// signal kills the process without a final flush.
-	go func() { <-ctx.Done(); stop() }()
+	// The signal actor: the first SIGINT/SIGTERM cancels ctx, so the run
+	// stops sending, records what was in flight and stores what it has for
+	// at most --shutdown-grace; a second one exits at once, keeping what is
+	// already on disk but flushing nothing more.
+	ctx, stop := command.NotifyContext(context.Background(), "aiperf", os.Stderr, os.Exit)
 	err := runWithEnv(ctx, os.Args[1:], os.Environ(), os.Stdout, os.Stderr)
 	stop()
-	os.Exit(exitCode(err, os.Stderr))
+	os.Exit(exitCode(command.Signalled(ctx, err), os.Stderr))
 }
 
 // exitCode maps run's error to the process exit status, printing it.

@@ -188,6 +188,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	out.add(0, "segment-records", integer(&cfg.SegmentRecords), "... or every `N` records")
 	out.add(0, "spool-dir", str(&cfg.SpoolDir), "local `DIR` for records the store has not taken yet (default: the system temp dir)")
 	out.add(0, "upload-grace-period", secondsValue{d: &cfg.UploadGrace}, "`SECONDS` to keep retrying uploads after the run before giving up")
+	out.add(0, "shutdown-grace", secondsValue{d: &cfg.ShutdownGrace}, "after SIGINT/SIGTERM, store for at most `SECONDS` more, then leave the rest in the spool and exit (130/143)")
 
 	var smSet, gpuSet, fmtSet, dcgmSet bool
 	sm.add(0, "server-metrics", itemList{&cfg.ServerMetrics, &smSet}, "more Prometheus `URL`s to scrape beside the --url base + /metrics (on by default; http:// and /metrics are added when missing)")

@@ -61,7 +61,10 @@ func runProfile(ctx context.Context, cfg *runner.Config, stdout, stderr io.Write
 		},
 		CacheDir: public.DefaultCacheDir(os.Getenv("XDG_CACHE_HOME"), os.Getenv("HOME")),
 	}
-	var err error
+	var (
+		res *runner.Result
+		err error
+	)
 	if multi {
 		// --num-profile-runs > 1 or a sweep list: several runs, then the
 		// aggregate or the sweep summary.
@@ -72,13 +75,17 @@ func runProfile(ctx context.Context, cfg *runner.Config, stdout, stderr io.Write
 			Stores: opts.Stores, Stdout: stdout, Logger: logger, Version: Version,
 		})
 	} else {
-		_, err = runner.Run(ctx, cfg, opts)
+		res, err = runner.Run(ctx, cfg, opts)
 	}
 	var inputErr *runner.InputError
 	if errors.As(err, &inputErr) {
 		return command.Usage(err)
 	}
 	if errors.Is(err, runner.ErrInterrupted) {
+		if res != nil && res.Files.Location != "" {
+			return fmt.Errorf("%w: partial results stored in %s (%d requests in flight recorded as CancelledError)",
+				err, res.Files.Location, res.Cancelled)
+		}
 		return fmt.Errorf("%w: partial results were written", err)
 	}
 	return err

@@ -1,6 +1,7 @@
 // Package command holds the conventions both binaries follow: how a command
 // tree is parsed and run, how help is printed, and how errors map to exit
-// statuses (2 for invalid usage, 1 for everything else).
+// statuses (2 for invalid usage, 128 + N after signal N cut a command
+// short, 1 for everything else).
 package command
 
 import (
@@ -44,7 +45,8 @@ func Run(ctx context.Context, root *ff.Command, args []string, stdout, stderr io
 }
 
 // ExitCode prints err (prefixed by the program's name) to stderr and
-// returns the exit status: 0 for nil, 2 for a *UsageError, else 1.
+// returns the exit status: 0 for nil, 2 for a *UsageError, 128 + the
+// signal's number for a *SignalError (130 SIGINT, 143 SIGTERM), else 1.
 func ExitCode(name string, err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
@@ -53,6 +55,10 @@ func ExitCode(name string, err error, stderr io.Writer) int {
 	var ue *UsageError
 	if errors.As(err, &ue) {
 		return 2
+	}
+	var se *SignalError
+	if errors.As(err, &se) {
+		return se.ExitStatus()
 	}
 	return 1
 }
