@@ -2,6 +2,7 @@ package sink
 
 import (
 	"context"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -59,4 +60,37 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkStreamPacedDir writes records at 20,000/s to a directory store,
+// as a run at that rate does, and reports how long Write took: p99 and max
+// (it must not wait on the store, nor on the spool's fsyncs).
+func BenchmarkStreamPacedDir(b *testing.B) {
+	s, err := Open(context.Background(), b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	st, err := s.NewRun(NewRunID(time.Now())).NewStream("records", StreamOptions{Interval: time.Second, SpoolDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const every = 50 * time.Microsecond // 20,000 records/s
+	took := make([]time.Duration, 0, b.N)
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		for time.Since(start) < time.Duration(i)*every {
+		}
+		t0 := time.Now()
+		if _, err := st.Write(benchRecord); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(t0))
+	}
+	if _, _, err := st.Close(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)*99/100].Nanoseconds())/1e3, "write-p99-µs")
+	b.ReportMetric(float64(took[len(took)-1].Nanoseconds())/1e3, "write-max-µs")
 }

@@ -73,8 +73,14 @@ var (
 func (r *Run) joinSpool(dir string, s SpoolStream) error {
 	spoolMu.Lock()
 	defer spoolMu.Unlock()
+	lockPath := filepath.Join(dir, spoolLockName)
+	if f, ok := spoolLocks[dir]; ok && !sameFile(f, lockPath) {
+		// The spool was removed (a finished run) and is used again.
+		f.Close()
+		delete(spoolLocks, dir)
+	}
 	if _, ok := spoolLocks[dir]; !ok {
-		f, err := os.OpenFile(filepath.Join(dir, spoolLockName), os.O_RDWR|os.O_CREATE, 0o600)
+		f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
 			return fmt.Errorf("spool lock: %w", err)
 		}
@@ -102,6 +108,16 @@ func (r *Run) joinSpool(dir string, s SpoolStream) error {
 		return fmt.Errorf("spool descriptor: %w", err)
 	}
 	return nil
+}
+
+// sameFile reports whether the open file f is still the file at path.
+func sameFile(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(path)
+	return err == nil && os.SameFile(a, b)
 }
 
 // readSpoolDescriptor reads dir's spool.json.

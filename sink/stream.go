@@ -26,10 +26,11 @@ type StreamOptions struct {
 	// write 17 MB of records) costs the process at most Bytes before it
 	// leaves, and each segment stays one modest object.
 	Bytes int
-	// Queue is how many sealed segments are held in memory: waiting to be
-	// written to the spool, and, once there, kept for upload without reading
-	// them back (default 4). Further spooled segments are read back from
-	// disk when their turn comes.
+	// Queue is how many sealed segments are held in memory (default 4):
+	// waiting to be written to the spool, or, once there, kept for upload
+	// without reading them back. Further spooled segments are read back
+	// from disk when their turn comes; Write waits while Queue segments
+	// wait for the spool.
 	Queue int
 	// SpoolDir is the run's spool (required): every sealed segment is
 	// written there, fsynced, before it is queued for upload, and removed
@@ -255,7 +256,8 @@ func (st *Stream) spoolSegments() {
 		st.pending = st.pending[1:]
 		if err == nil {
 			seg.file = file
-			if st.inMemory < st.opts.Queue {
+			// Segments in memory, pending ones included, stay within Queue.
+			if st.inMemory+len(st.pending) < st.opts.Queue {
 				st.inMemory++
 			} else {
 				seg.data.release()
