@@ -115,7 +115,7 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock, stores
 		return nil, fmt.Errorf("spool: %w", err)
 	}
 	open := func(name, dir string) (*recordStream, error) {
-		st, err := a.run.NewStream(dir, a.streamOptions())
+		st, err := a.run.NewStream(dir, a.streamOptions(name))
 		if err != nil {
 			return nil, err
 		}
@@ -144,15 +144,17 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock, stores
 	return a, nil
 }
 
-// streamOptions are the segment settings of every stream of the run.
-func (a *artifacts) streamOptions() sink.StreamOptions {
-	return sink.StreamOptions{Interval: a.cfg.SegmentInterval, Records: a.cfg.SegmentRecords, SpoolDir: a.spool}
+// streamOptions are the segment settings of every stream of the run; name
+// is the object its segments compose into, recorded in the spool's
+// descriptor for a later recovery.
+func (a *artifacts) streamOptions(name string) sink.StreamOptions {
+	return sink.StreamOptions{Interval: a.cfg.SegmentInterval, Records: a.cfg.SegmentRecords, SpoolDir: a.spool, Compose: name}
 }
 
 // openStream starts one more JSONL stream of the run (telemetry), whose
 // segments go under dir/ and are composed into name by finish.
 func (a *artifacts) openStream(name, dir string) (*recordStream, error) {
-	st, err := a.run.NewStream(dir, a.streamOptions())
+	st, err := a.run.NewStream(dir, a.streamOptions(name))
 	if err != nil {
 		return nil, err
 	}
