@@ -63,8 +63,12 @@ func storedRecords(t *testing.T, s *Store, id string) []byte {
 // Recover delivers exactly the sealed records to the run's place in a
 // working store, with an interrupted manifest, and removes the spool.
 func TestAbandonedStreamIsRecovered(t *testing.T) {
+	t.Run("dir", func(t *testing.T) { testAbandonedStreamIsRecovered(t, t.TempDir()) })
+	t.Run("file-url", func(t *testing.T) { testAbandonedStreamIsRecovered(t, "file://"+t.TempDir()) })
+}
+
+func testAbandonedStreamIsRecovered(t *testing.T, dest string) {
 	ctx := context.Background()
-	dest := t.TempDir()
 	s, err := Open(ctx, dest, nil)
 	if err != nil {
 		t.Fatal(err)
