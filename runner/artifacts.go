@@ -107,7 +107,7 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock, stores
 	}
 	spoolRoot := cfg.SpoolDir
 	if spoolRoot == "" {
-		spoolRoot = filepath.Join(os.TempDir(), "aiperf-spool")
+		spoolRoot = sink.DefaultSpoolRoot()
 	}
 	a.spool = filepath.Join(spoolRoot, a.run.ID)
 	if err := os.MkdirAll(a.spool, 0o700); err != nil {

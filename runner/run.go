@@ -165,6 +165,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	if err := r.buildDataset(ctx, tok); err != nil {
 		return nil, err
 	}
+	r.recoverDeadRuns(ctx)
 	arts, err := openArtifacts(ctx, cfg, r.clock, opts.Stores)
 	if err != nil {
 		return nil, err

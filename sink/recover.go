@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"gocloud.dev/blob"
@@ -108,12 +107,11 @@ func recoverSpool(ctx context.Context, dir string, mux *blob.URLMux) (rr Recover
 		return rr
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			rr.Live = true
-			return rr
-		}
+	if ok, err := tryLockExclusive(lock); err != nil {
 		rr.Err = fmt.Errorf("lock: %w", err)
+		return rr
+	} else if !ok {
+		rr.Live = true
 		return rr
 	}
 	if desc.RunID == "" || desc.Store == "" {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -84,7 +83,7 @@ func (r *Run) joinSpool(dir string, s SpoolStream) error {
 		if err != nil {
 			return fmt.Errorf("spool lock: %w", err)
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		if err := lockShared(f); err != nil {
 			f.Close()
 			return fmt.Errorf("spool lock: %w", err)
 		}

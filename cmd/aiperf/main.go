@@ -80,7 +80,7 @@ func newRoot(given []string, stdout, stderr io.Writer) *ff.Command {
 	rootFlags := ff.NewFlagSet("aiperf")
 	return &ff.Command{
 		Name:      "aiperf",
-		Usage:     "aiperf <profile|mock-server|analyze-trace|version> [flags]",
+		Usage:     "aiperf <profile|mock-server|analyze-trace|recover|version> [flags]",
 		ShortHelp: "benchmark generative-AI inference servers",
 		Flags:     rootFlags,
 		Subcommands: []*ff.Command{
@@ -88,6 +88,7 @@ func newRoot(given []string, stdout, stderr io.Writer) *ff.Command {
 			newMockServerCommand(stdout, stderr),
 			newAnalyzeTraceCommand(stdout, stderr),
 			newVersionCommand(stdout),
+			newRecoverCommand(stdout),
 		},
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/aiperf-go/aiperf/internal/command"
+	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 	"github.com/aiperf-go/aiperf/sink"
 )
 
@@ -86,5 +88,31 @@ func TestRecoverCommandFailsWhenTheStoreDoesNotTakeIt(t *testing.T) {
 	}
 	if code, _ := runRecover(t, "extra"); code != 2 {
 		t.Fatalf("an argument: exit %d, want 2", code)
+	}
+}
+
+// TestProfileRecoversDeadRunsFirst: the next `aiperf profile` that uses a
+// --spool-dir first stores what a dead run left there, in that run's own
+// store, marked interrupted, and then runs its own benchmark.
+func TestProfileRecoversDeadRunsFirst(t *testing.T) {
+	root, deadStore := t.TempDir(), t.TempDir()
+	const id = "20261126T010203Z-0badcafe"
+	deadSpool(t, root, deadStore, id)
+	srv := mocktest.Start(t, mockserver.Config{})
+	code, _, stderr := runCLI(t, "profile", "--model", "m", "--url", srv.URL(), "--request-count", "2", "--ui-type", "none",
+		"--spool-dir", root, "--artifact-dir", t.TempDir(), "--no-gpu-telemetry", "--tokenizer", "builtin")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, err := os.ReadFile(filepath.Join(deadStore, "runs", id, "manifest.json"))
+	if err != nil || !strings.Contains(string(m), sink.RecoveredReason) {
+		t.Fatalf("the dead run's manifest %s: %v", m, err)
+	}
+	recs, err := os.ReadFile(filepath.Join(deadStore, "runs", id, "records", "000002.jsonl"))
+	if err != nil || string(recs) != "{\"n\":3}\n" {
+		t.Fatalf("the dead run's segment: %q %v", recs, err)
+	}
+	if !strings.Contains(stderr, "stored what a dead run left in its spool") {
+		t.Errorf("no warning about the recovery:\n%s", stderr)
 	}
 }
