@@ -4,19 +4,22 @@
 // SHA-256 of every body, and add checksums only where an operation requires
 // them (request_checksum_calculation=when_required, unless the URL says). The AWS SDK hashes payloads only when TLS does not
 // protect them; for a benchmark streaming records that hash was half the
-// cost of storing them (BENCHMARKS.md). HTTPS endpoints are opened by s3blob
-// unchanged.
+// cost of storing them (BENCHMARKS.md). HTTPS endpoints are opened as s3blob
+// opens them. Neither logs the SDK's warning that a response carries no
+// checksum it can validate (see quietChecksums).
 package s3url
 
 import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	gcaws "gocloud.dev/aws"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/s3blob"
@@ -30,37 +33,49 @@ type Opener struct {
 
 var _ blob.BucketURLOpener = (*Opener)(nil)
 
-// OpenBucketURL opens u, accepting s3blob's URL parameters.
+// OpenBucketURL opens u, accepting s3blob's URL parameters. Every client it
+// builds leaves out the SDK's "Response has no supported checksum" warning
+// (quietChecksums); over plain HTTP it also signs no payload and computes
+// checksums only where required.
 func (o *Opener) OpenBucketURL(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
-	if !PlainHTTP(u) {
-		def := s3blob.URLOpener{Options: o.Options}
-		return def.OpenBucketURL(ctx, u)
-	}
+	plain := PlainHTTP(u)
 	q := u.Query()
 	opts := o.Options
-	var clientOpts []func(*s3.Options)
-	for _, key := range []string{"use_path_style", "s3ForcePathStyle"} {
-		if v := q.Get(key); v != "" {
-			q.Del(key)
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return nil, fmt.Errorf("invalid value for %q: %w", key, err)
-			}
+	clientOpts := []func(*s3.Options){quietChecksums}
+	if v := q.Get("ssetype"); v != "" {
+		q.Del("ssetype")
+		i := slices.IndexFunc(types.ServerSideEncryptionAes256.Values(), func(t types.ServerSideEncryption) bool {
+			return strings.EqualFold(string(t), v)
+		})
+		if i < 0 {
+			return nil, fmt.Errorf("%q is not a valid value for %q", v, "ssetype")
+		}
+		opts.EncryptionType = types.ServerSideEncryptionAes256.Values()[i]
+	}
+	if v := q.Get("kmskeyid"); v != "" {
+		q.Del("kmskeyid")
+		opts.KMSEncryptionID = v
+	}
+	for _, key := range []string{"accelerate", "disable_https", "use_path_style", "s3ForcePathStyle"} {
+		v := q.Get(key)
+		if v == "" {
+			continue
+		}
+		q.Del(key)
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("invalid value for %q: %w", key, err)
+		}
+		switch key {
+		case "accelerate":
+			clientOpts = append(clientOpts, func(o *s3.Options) { o.UseAccelerate = b })
+		case "disable_https":
+			clientOpts = append(clientOpts, func(o *s3.Options) { o.EndpointOptions.DisableHTTPS = b })
+		default:
 			clientOpts = append(clientOpts, func(o *s3.Options) { o.UsePathStyle = b })
 		}
 	}
-	if q.Get("disable_https") != "" {
-		q.Del("disable_https")
-		clientOpts = append(clientOpts, func(o *s3.Options) { o.EndpointOptions.DisableHTTPS = true })
-	}
-	for _, key := range []string{"ssetype", "kmskeyid", "accelerate"} {
-		if q.Get(key) != "" {
-			// Rare on plain-HTTP stores: let s3blob handle them.
-			def := s3blob.URLOpener{Options: o.Options}
-			return def.OpenBucketURL(ctx, u)
-		}
-	}
-	if q.Get("request_checksum_calculation") == "" {
+	if plain && q.Get("request_checksum_calculation") == "" {
 		// The SDK's flexible checksums hash each body again (SHA-256 and
 		// CRC32 in one pass) when it cannot send them as a trailer; PutObject
 		// does not require one.
@@ -70,13 +85,28 @@ func (o *Opener) OpenBucketURL(ctx context.Context, u *url.URL) (*blob.Bucket, e
 	if err != nil {
 		return nil, fmt.Errorf("open bucket %v: %w", u, err)
 	}
-	clientOpts = append(clientOpts, func(o *s3.Options) {
-		o.APIOptions = append(o.APIOptions, v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware)
-	})
+	if plain {
+		clientOpts = append(clientOpts, func(o *s3.Options) {
+			o.APIOptions = append(o.APIOptions, v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware)
+		})
+	}
 	client := s3.NewFromConfig(cfg, clientOpts...)
+	// The upload manager takes the checksum setting from the options, not
+	// the client (as in s3blob).
 	opts.RequestChecksumCalculation = cfg.RequestChecksumCalculation
 	return s3blob.OpenBucket(ctx, client, u.Host, &opts)
 }
+
+// quietChecksums turns off the SDK's warning that a response carries no
+// checksum it supports ("Response has no supported checksum. Not validating
+// response payload."), which it writes through the config's logger, to
+// stderr, on every GET of an object stored without one: every object of an
+// S3-compatible store such as MinIO, and every object written with
+// request_checksum_calculation=when_required. It is not an error: the read
+// succeeds, and TLS (or the private network) protects the body. Only that
+// message is left out; every other log line and every error still reaches
+// the caller.
+func quietChecksums(o *s3.Options) { o.DisableLogOutputChecksumValidationSkipped = true }
 
 // PlainHTTP reports whether an s3 URL reaches its store without TLS: an
 // http:// endpoint, or disable_https=true.
