@@ -81,6 +81,8 @@ type artifacts struct {
 	recW         *export.RecordWriter
 	logFile      *os.File
 	inputsSHA256 string
+	// spoolRemoved is set once the spool is gone (see finish and close).
+	spoolRemoved bool
 }
 
 // recordStream is a sink stream of JSONL records and the name of the file
@@ -89,6 +91,8 @@ type artifacts struct {
 type recordStream struct {
 	name   string
 	stream *sink.Stream
+	// closed is set once finish (or close) has closed the stream.
+	closed bool
 }
 
 // openArtifacts opens the destination, checks that it can be written (a
@@ -110,9 +114,12 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock, stores
 		spoolRoot = sink.DefaultSpoolRoot()
 	}
 	a.spool = filepath.Join(spoolRoot, a.run.ID)
-	if err := os.MkdirAll(a.spool, 0o700); err != nil {
+	// The descriptor is written now, not with the first stream, so that a
+	// summary-only run that dies leaves a spool Recover can finish.
+	if err := a.run.OpenSpool(a.spool); err != nil {
+		_ = sink.RemoveSpool(a.spool)
 		store.Close()
-		return nil, fmt.Errorf("spool: %w", err)
+		return nil, err
 	}
 	open := func(name, dir string) (*recordStream, error) {
 		st, err := a.run.NewStream(dir, a.streamOptions(name))
@@ -123,6 +130,7 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock, stores
 	}
 	if cfg.ExportLevel != "summary" {
 		if a.records, err = open(a.names.records, "records"); err != nil {
+			_ = sink.RemoveSpool(a.spool)
 			store.Close()
 			return nil, err
 		}
@@ -135,6 +143,7 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock, stores
 			if a.records != nil {
 				_, _, _ = a.records.stream.Close(ctx)
 			}
+			_ = sink.RemoveSpool(a.spool)
 			store.Close()
 			return nil, err
 		}

@@ -35,6 +35,7 @@ func (a *artifacts) finish(ctx context.Context, s *metrics.Summary, info *export
 			continue
 		}
 		segs, stats, err := rs.stream.Close(ctx)
+		rs.closed = true
 		if i < 2 {
 			delivery = append(delivery, stats)
 		}
@@ -99,7 +100,7 @@ func (a *artifacts) finish(ctx context.Context, s *metrics.Summary, info *export
 		err = a.linkLatest(out)
 	}
 	if err == nil {
-		_ = os.RemoveAll(a.spool)
+		a.spoolRemoved = sink.RemoveSpool(a.spool) == nil
 	}
 	return out, err
 }
@@ -180,10 +181,56 @@ func storageNote(retries int64, stats []sink.StreamStats) string {
 		segments, retries, spilled, waits, depth)
 }
 
-// close releases the store; safe to call after finish.
-func (a *artifacts) close() {
-	if a.logFile != nil {
-		a.logFile.Close()
+// closeLogTimeout bounds close's attempt to store the log of a run that
+// failed before finish (and --shutdown-grace, when shorter).
+const closeLogTimeout = 2 * time.Second
+
+// close ends the run's storage; it is safe to call after finish. A run that
+// failed before its end (finish did not run, or failed) must not leave its
+// spool behind: streams finish did not close are closed without waiting on
+// the store, which puts their sealed records in the spool; then, if no
+// segment waits there, the log is stored when it was not (bounded by
+// closeLogTimeout; not at all with --shutdown-grace 0) and the spool is
+// removed. A spool holding undelivered segments is kept for `aiperf
+// recover`: the error names it and its files, unless finish's error
+// already did.
+func (a *artifacts) close() error {
+	defer a.store.Close()
+	if a.spoolRemoved {
+		return nil
 	}
-	a.store.Close()
+	finished := true
+	for _, rs := range append([]*recordStream{a.records, a.raw}, a.extra...) {
+		if rs == nil || rs.closed {
+			continue
+		}
+		finished = false
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // to the spool only: storing them is recovery's job
+		_, _, _ = rs.stream.Close(ctx)
+		rs.closed = true
+	}
+	if a.logFile != nil {
+		finished = false
+		logPath := a.logFile.Name()
+		a.logFile.Close()
+		a.logFile = nil
+		if files, _ := sink.SpooledSegments(a.spool); len(files) == 0 && a.cfg.ShutdownGrace > 0 && !a.stored(logName) {
+			if data, err := os.ReadFile(logPath); err == nil {
+				ctx, cancel := context.WithTimeout(context.Background(), min(closeLogTimeout, a.cfg.ShutdownGrace))
+				_ = a.run.Put(ctx, logName, data)
+				cancel()
+			}
+		}
+	}
+	files, err := sink.SpooledSegments(a.spool)
+	if err == nil && len(files) == 0 {
+		a.spoolRemoved = sink.RemoveSpool(a.spool) == nil
+		return nil
+	}
+	if finished {
+		return nil // finish's error named what it could not store
+	}
+	return fmt.Errorf("%d record segments were not stored; they are kept in the local spool %s for `aiperf recover`:\n  %s",
+		len(files), a.spool, strings.Join(files, "\n  "))
 }

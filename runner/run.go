@@ -122,7 +122,7 @@ type run struct {
 // stores the results so far, for at most cfg.ShutdownGrace after the
 // cancellation: what is not stored by then stays in the local spool and the
 // error names it. cfg is not modified.
-func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
+func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error) {
 	c := *cfg
 	cfg = &c
 	log := opts.Logger
@@ -170,7 +170,9 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer arts.close()
+	// A run that fails before its end leaves no spool behind, unless it
+	// holds records the store does not have (then the error names it).
+	defer func() { err = errors.Join(err, arts.close()) }()
 	r.log = slog.New(slog.NewMultiHandler(log.Handler(), arts.logHandler(LogLevel(cfg.LogLevel))))
 	transport := opts.Transport
 	if transport == nil {

@@ -55,7 +55,9 @@ type RecoveredRun struct {
 // there counts), stores the spooled log as logs/aiperf.log if the run has
 // none, writes a manifest with status interrupted (RecoveredReason) listing
 // the run's objects when the run has no manifest, and removes the spool once
-// everything is stored. Spools of live processes are left alone. Stores are
+// everything is stored. A directory named by a run id that holds only a log
+// and no descriptor is removed: nothing says which store the log belongs
+// to, and it holds no records. Spools of live processes are left alone. Stores are
 // opened with mux (nil: gocloud's default). Each upload is retried until ctx
 // ends. The error joins every run's failure; the report says what was done.
 func Recover(ctx context.Context, spoolDir string, mux *blob.URLMux) (RecoveryReport, error) {
@@ -94,6 +96,9 @@ func recoverSpool(ctx context.Context, dir string, mux *blob.URLMux) (rr Recover
 	desc, err := readSpoolDescriptor(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		rr.Skipped = "no " + spoolDescriptorName + ": not a run's spool, or its run has not started a stream"
+		if logOnlySpool(dir) {
+			rr.removeLogOnly(dir)
+		}
 		return rr
 	}
 	if err != nil {
@@ -135,6 +140,56 @@ func recoverSpool(ctx context.Context, dir string, mux *blob.URLMux) (rr Recover
 	}
 	rr.Removed = true
 	return rr
+}
+
+// logOnlySpool reports whether dir is a run's spool (named by its run id)
+// that holds nothing but the runner's log (and perhaps its lock and an empty
+// objects directory): what a process that died before it wrote a descriptor
+// leaves, or a run of a version that wrote descriptors only with its first
+// stream (--export-level summary).
+func logOnlySpool(dir string) bool {
+	if runStart(filepath.Base(dir)).IsZero() {
+		return false
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	hasLog := false
+	for _, e := range entries {
+		switch e.Name() {
+		case SpoolLogName:
+			hasLog = !e.IsDir()
+		case spoolLockName:
+		case spoolObjectsDir:
+			if files, err := SpooledSegments(dir); err != nil || len(files) > 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return hasLog
+}
+
+// removeLogOnly removes a spool that holds only a log: with no descriptor,
+// nothing says which store the log belongs to, and it has no records. A
+// spool whose lock a live process holds is left alone.
+func (rr *RecoveredRun) removeLogOnly(dir string) {
+	rr.ID = filepath.Base(dir)
+	if lock, err := os.OpenFile(filepath.Join(dir, spoolLockName), os.O_RDWR, 0); err == nil {
+		defer lock.Close()
+		if ok, err := tryLockExclusive(lock); err != nil || !ok {
+			rr.Live = err == nil
+			return
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		rr.Err = fmt.Errorf("remove spool: %w", err)
+		return
+	}
+	rr.Skipped = "only a log, and no " + spoolDescriptorName + " naming its store: removed"
+	rr.Removed = true
 }
 
 // deliver stores the spool's segments and log and, when the run has no

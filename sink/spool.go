@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -36,7 +38,8 @@ const (
 )
 
 // SpoolDescriptor says where a spool's segments belong. It is written when
-// a run's first stream starts, and rewritten as further streams start.
+// the run opens its spool (OpenSpool) or its first stream starts, and
+// rewritten as further streams start.
 type SpoolDescriptor struct {
 	SchemaVersion string `json:"schema_version"`
 	// Store is the destination as given (a directory path or a store URL
@@ -96,7 +99,7 @@ func (r *Run) joinSpool(dir string, s SpoolStream) error {
 	} else if err != nil {
 		return err
 	}
-	if !slices.ContainsFunc(d.Streams, func(x SpoolStream) bool { return x.Dir == s.Dir }) {
+	if s.Dir != "" && !slices.ContainsFunc(d.Streams, func(x SpoolStream) bool { return x.Dir == s.Dir }) {
 		d.Streams = append(d.Streams, s)
 	}
 	data, err := json.MarshalIndent(d, "", "  ")
@@ -105,6 +108,47 @@ func (r *Run) joinSpool(dir string, s SpoolStream) error {
 	}
 	if err := writeFileSync(filepath.Join(dir, spoolDescriptorName), append(data, '\n')); err != nil {
 		return fmt.Errorf("spool descriptor: %w", err)
+	}
+	return nil
+}
+
+// OpenSpool makes dir the run's spool before any stream starts: it locks
+// dir for this process and writes the descriptor, naming no stream yet. A
+// run that never starts a stream (--export-level summary) still leaves a
+// spool that Recover can finish (its log, an interrupted manifest) when its
+// process dies. Streams given dir as their SpoolDir join it later.
+func (r *Run) OpenSpool(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	return r.joinSpool(dir, SpoolStream{})
+}
+
+// SpooledSegments lists the spool files in dir that still hold segments the
+// store has not acknowledged, in name order; none when the spool does not
+// exist. Temporary files (a write that never finished) are not segments.
+func SpooledSegments(dir string) ([]string, error) {
+	root := filepath.Join(dir, spoolObjectsDir)
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".tmp") {
+			return err
+		}
+		files = append(files, p)
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return files, fmt.Errorf("spool: %w", err)
+	}
+	return files, nil
+}
+
+// RemoveSpool gives up this process's lock on the spool dir and removes it:
+// for a run that ends with nothing in its spool left to deliver.
+func RemoveSpool(dir string) error {
+	releaseSpool(dir)
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("remove spool: %w", err)
 	}
 	return nil
 }
@@ -201,8 +245,9 @@ func writeSync(path string, write func(*os.File) error) error {
 	return nil
 }
 
-// releaseSpool gives up this process's lock on a spool, as its death would:
-// tests use it to stand in for a killed process.
+// releaseSpool gives up this process's lock on a spool, as its death would
+// (tests use it to stand in for a killed process), or before the spool is
+// removed.
 func releaseSpool(dir string) {
 	spoolMu.Lock()
 	defer spoolMu.Unlock()
