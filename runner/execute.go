@@ -134,7 +134,9 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		r.log.Warn("requests in flight when the run was interrupted were cancelled and recorded as CancelledError", "count", res.Cancelled)
 	}
 	if targetDown != "" {
-		r.log.Error("target down: sending stopped", "reason", targetDown)
+		// Info, for the log file: the run returns the verdict, which the
+		// command prints, so the console says it once.
+		r.log.Info("target down: sending stopped", "reason", targetDown)
 	}
 
 	elapsed := time.Duration(r.clock.Now() - runStart)

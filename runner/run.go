@@ -129,11 +129,6 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	// An ERROR the run logs and also returns is printed once, by the
-	// command; the log file keeps both.
-	console := newOnceHandler(log.Handler())
-	log = slog.New(console)
-	defer func() { console.release(err) }()
 	ep, err := endpoint.Lookup(cfg.EndpointType)
 	if err != nil {
 		return nil, err
