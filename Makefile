@@ -77,7 +77,7 @@ integration: tokenizers
 	@./scripts/llama-server.sh start || { ./scripts/emulators.sh stop all; exit 1; }
 	@./scripts/node-exporter.sh start || { ./scripts/emulators.sh stop all; ./scripts/llama-server.sh stop; exit 1; }
 	@set -a; eval "$$(./scripts/emulators.sh env)"; eval "$$(./scripts/llama-server.sh env)"; eval "$$(./scripts/node-exporter.sh env)"; set +a; \
-	AIPERF_TEST_REQUIRE_STORES=1 AIPERF_TEST_REQUIRE_LLAMA=1 AIPERF_TEST_REQUIRE_NODE_EXPORTER=1 $(GO) test -count=1 -tags integration,$(TAGS) -run 'Conformance|MinIO|Chromium|Llama|NodeExporter' ./sink/ ./runner/ ./cmd/aiperf-report/ ./plot/ ./telemetry/; \
+	AIPERF_TEST_REQUIRE_STORES=1 AIPERF_TEST_REQUIRE_LLAMA=1 AIPERF_TEST_REQUIRE_NODE_EXPORTER=1 $(GO) test -count=1 -tags integration,$(TAGS) -run 'Conformance|MinIO|Chromium|Llama|NodeExporter|FaultMatrix' ./sink/ ./runner/ ./cmd/aiperf/ ./cmd/aiperf-report/ ./plot/ ./telemetry/; \
 	rc=$$?; ./scripts/emulators.sh stop all; ./scripts/llama-server.sh stop; ./scripts/node-exporter.sh stop; exit $$rc
 
 $(STATICCHECK):
