@@ -28,6 +28,9 @@ func testConfig(t testing.TB, url string) *Config {
 	// Only the sources a test starts itself: nothing a developer runs on
 	// the default DCGM ports is scraped.
 	cfg.DCGMEndpoints = nil
+	// A spool of its own: a run first recovers the dead runs it finds in
+	// its spool directory, and the system one is shared by every test.
+	cfg.SpoolDir = t.TempDir()
 	return &cfg
 }
 

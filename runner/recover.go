@@ -7,24 +7,26 @@ import (
 	"github.com/aiperf-go/aiperf/sink"
 )
 
-// recoverTimeout bounds the recovery of dead runs before a run starts
-// when no shutdown grace is set.
-const recoverTimeout = 10 * time.Second
+// recoverTimeout bounds the recovery of dead runs before a run starts: a
+// healthy store takes a dead run's leftovers in milliseconds, and a store
+// that is down must not hold the benchmark back (the spool is kept for the
+// next run or `aiperf recover`).
+const recoverTimeout = 2 * time.Second
 
 // recoverDeadRuns stores what runs that died (kill -9, an evicted pod) left
 // in the spool root this run uses, each to its own place in its own store,
 // marking it interrupted (sink.Recover), so that nothing that reached the
-// disk is lost even when the job never runs `aiperf recover`. It is bounded
-// by the shutdown grace, and a failure is a warning: the spool is kept for
-// the next try.
+// disk is lost even when the job never runs `aiperf recover`. It takes at
+// most recoverTimeout (or the shutdown grace, when shorter), and a failure
+// is a warning: the spool is kept for the next try.
 func (r *run) recoverDeadRuns(ctx context.Context) {
 	root := r.cfg.SpoolDir
 	if root == "" {
 		root = sink.DefaultSpoolRoot()
 	}
-	timeout := r.cfg.ShutdownGrace
-	if timeout <= 0 {
-		timeout = recoverTimeout
+	timeout := recoverTimeout
+	if g := r.cfg.ShutdownGrace; g > 0 && g < timeout {
+		timeout = g
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
