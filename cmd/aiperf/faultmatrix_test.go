@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -78,22 +77,7 @@ type fmMock struct{ url string }
 func startFaultMock(t *testing.T, bin string) *fmMock {
 	t.Helper()
 	// About 100 ms per streamed answer: a handful in flight at 75/s.
-	cmd := exec.Command(bin, "mock-server", "--port", "0", "--ttft", "20", "--itl", "10",
-		"--output-tokens", "8", "--record-timelines")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("mock server: %v", err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	return &fmMock{url: strings.TrimSpace(strings.TrimPrefix(line, "mock server listening on "))}
+	return &fmMock{url: startMockServer(t, bin, "--ttft", "20", "--itl", "10", "--output-tokens", "8", "--record-timelines")}
 }
 
 // fmCounts are the mock server's own counters.

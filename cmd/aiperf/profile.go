@@ -193,7 +193,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	var smSet, gpuSet, fmtSet, dcgmSet bool
 	sm.add(0, "server-metrics", itemList{&cfg.ServerMetrics, &smSet}, "more Prometheus `URL`s to scrape beside the --url base + /metrics (on by default; http:// and /metrics are added when missing)")
 	sm.add(0, "no-server-metrics", boolean(&cfg.NoServerMetrics), "do not scrape server metrics")
-	sm.add(0, "server-metrics-formats", itemList{&cfg.ServerMetricsFormats, &fmtSet}, "server metrics `FORMATS` to write: json, csv, jsonl (default json csv)")
+	sm.add(0, "server-metrics-formats", itemList{&cfg.ServerMetricsFormats, &fmtSet}, "server metrics `FORMATS` to write: json, csv, jsonl")
 	sm.add(0, "server-metrics-collection-interval", secondsValue{d: &cfg.ServerMetricsInterval}, "scrape the server metrics every `SECONDS`")
 	gpu.add(0, "gpu-telemetry", itemList{&cfg.GPUTelemetry, &gpuSet}, "show the GPU telemetry tables; `ITEMS`: DCGM exporter URLs beside localhost:9400 and :9401, or nvml (pynvml) for the local GPUs")
 	gpu.add(0, "no-gpu-telemetry", boolean(&cfg.NoGPUTelemetry), "do not collect GPU telemetry")

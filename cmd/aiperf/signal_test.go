@@ -32,11 +32,11 @@ func buildAiperf(t *testing.T) string {
 	return bin
 }
 
-// startMockServer runs `aiperf mock-server` on a free port, answering each
-// request slowly (a minute per answer), and returns its URL.
-func startMockServer(t *testing.T, bin string) string {
+// startMockServer runs `aiperf mock-server` with flags on a free port and
+// returns its URL.
+func startMockServer(t *testing.T, bin string, flags ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "mock-server", "--port", "0", "--ttft", "1", "--itl", "1000", "--output-tokens", "60")
+	cmd := exec.Command(bin, append([]string{"mock-server", "--port", "0"}, flags...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,8 @@ func (s *syncBuffer) String() string {
 // before the shutdown grace is over.
 func TestSignalsAsOrchestratorsSendThem(t *testing.T) {
 	bin := buildAiperf(t)
-	url := startMockServer(t, bin)
+	// A minute per answer: the requests are in flight when the signal comes.
+	url := startMockServer(t, bin, "--ttft", "1", "--itl", "1000", "--output-tokens", "60")
 	const workers, grace = 2, 2 * time.Second
 	for _, tc := range []struct {
 		name      string
