@@ -98,6 +98,33 @@ func (c *chunks) WriteTo(w io.Writer) (int64, error) {
 	return total, nil
 }
 
+// appendFrom appends to dst the bytes held from offset off on, at most
+// limit of them.
+func (c *chunks) appendFrom(dst []byte, off, limit int) []byte {
+	end := min(c.n, off+limit)
+	for off < end {
+		i := off / chunkSize
+		p := c.part(i)[off-i*chunkSize:]
+		p = p[:min(len(p), end-off)]
+		dst = append(dst, p...)
+		off += len(p)
+	}
+	return dst
+}
+
+// writeFrom writes the bytes held from offset off on to w.
+func (c *chunks) writeFrom(w io.Writer, off int) error {
+	for off < c.n {
+		i := off / chunkSize
+		p := c.part(i)[off-i*chunkSize:]
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+		off += len(p)
+	}
+	return nil
+}
+
 // source returns the bytes held as an upload source; c must not change
 // while it is read.
 func (c *chunks) source() source {

@@ -135,12 +135,13 @@ func TestUndeliveredIsReported(t *testing.T) {
 	}
 }
 
-// spooled lists the segment files in a spool, relative to it.
+// spooled lists the sealed segment files in a spool, relative to it (not
+// the open segment's write-ahead file: see openLines).
 func spooled(t *testing.T, spool string) []string {
 	t.Helper()
 	var files []string
 	err := filepath.WalkDir(filepath.Join(spool, spoolObjectsDir), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, openSuffix) {
 			return err
 		}
 		rel, _ := filepath.Rel(spool, p)
@@ -246,5 +247,34 @@ func TestSegmentIsSpooledBeforeUpload(t *testing.T) {
 	}
 	if left := spooled(t, spool); len(left) != 0 {
 		t.Fatalf("delivered segments left in the spool: %v", left)
+	}
+}
+
+// openLines counts the complete records in a spool's write-ahead files.
+func openLines(t *testing.T, spool string) int {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(spool, spoolObjectsDir, "*", "*"+openSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+		n += bytes.Count(b, []byte("\n"))
+	}
+	return n
+}
+
+// waitOpenLines waits until the spool's write-ahead files hold n records.
+func waitOpenLines(t *testing.T, spool string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); openLines(t, spool) != n; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the write-ahead files hold %d records, want %d", openLines(t, spool), n)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

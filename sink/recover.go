@@ -202,7 +202,11 @@ func (rr *RecoveredRun) deliver(ctx context.Context, run *Run, dir string) error
 	var errs []error
 	for _, name := range files {
 		file := spoolPath(dir, name)
-		data, err := os.ReadFile(file)
+		name, data, err := readSpooled(dir, name)
+		if err == nil && len(data) == 0 {
+			_ = os.Remove(file) // an open segment with no complete record
+			continue
+		}
 		if err == nil {
 			_, err = run.putObject(ctx, name, bytesSource(data), false)
 		}

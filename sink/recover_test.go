@@ -59,9 +59,10 @@ func storedRecords(t *testing.T, s *Store, id string) []byte {
 
 // TestAbandonedStreamIsRecovered: the store fails, some segments are stored
 // before it does, and the stream is abandoned without Close (its process
-// "dies": its spool lock is released). Every sealed segment is on disk, and
-// Recover delivers exactly the sealed records to the run's place in a
-// working store, with an interrupted manifest, and removes the spool.
+// "dies": its spool lock is released). Every sealed segment is on disk, the
+// open one in its write-ahead file, and Recover delivers exactly the
+// records written to the run's place in a working store, with an
+// interrupted manifest, and removes the spool.
 func TestAbandonedStreamIsRecovered(t *testing.T) {
 	t.Run("dir", func(t *testing.T) { testAbandonedStreamIsRecovered(t, t.TempDir()) })
 	t.Run("file-url", func(t *testing.T) { testAbandonedStreamIsRecovered(t, "file://"+t.TempDir()) })
@@ -96,24 +97,24 @@ func testAbandonedStreamIsRecovered(t *testing.T, dest string) {
 	}
 	down.Store(true)
 	writeLines(t, st, data[bytes.Index(data, []byte(`{"n":300}`)):])
-	// 12 segments sealed: 3 stored, 9 spooled; 50 records in the open
-	// segment are lost with the process, as documented.
+	// 12 segments sealed: 3 stored, 9 spooled; the open segment's 50
+	// records are in its write-ahead file.
 	waitSpooled(t, spool, 9)
+	waitOpenLines(t, spool, 50)
 	releaseSpool(spool)
 
 	rep, err := Recover(ctx, root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Runs) != 1 || len(rep.Runs[0].Delivered) != 9 || !rep.Runs[0].Manifest || !rep.Runs[0].Removed {
+	if len(rep.Runs) != 1 || len(rep.Runs[0].Delivered) != 10 || !rep.Runs[0].Manifest || !rep.Runs[0].Removed {
 		t.Fatalf("report %+v", rep.Runs)
 	}
-	got := storedRecords(t, s, r.ID)
-	if want := data[:bytes.Index(data, []byte(`{"n":1200}`))]; !bytes.Equal(got, want) {
-		t.Fatalf("stored %d lines, want the %d sealed", bytes.Count(got, []byte("\n")), bytes.Count(want, []byte("\n")))
+	if got := storedRecords(t, s, r.ID); !bytes.Equal(got, data) {
+		t.Fatalf("stored %d lines, want all %d written", bytes.Count(got, []byte("\n")), bytes.Count(data, []byte("\n")))
 	}
 	rs, err := s.ReadRun(ctx, r.ID)
-	if err != nil || rs.Manifest == nil || rs.Status != StatusInterrupted || rs.Manifest.Reason != RecoveredReason || len(rs.Manifest.Objects) != 12 {
+	if err != nil || rs.Manifest == nil || rs.Status != StatusInterrupted || rs.Manifest.Reason != RecoveredReason || len(rs.Manifest.Objects) != 13 {
 		t.Fatalf("manifest %+v: %v", rs.Manifest, err)
 	}
 	if _, err := os.Stat(spool); !os.IsNotExist(err) {
@@ -209,9 +210,10 @@ func TestRecoverKeepsWhatTheStoreRefuses(t *testing.T) {
 }
 
 // TestKilledProcessIsRecovered runs a stream in a child process whose store
-// is down, kills it with SIGKILL once its sealed segments are spooled, and
+// is down, kills it with SIGKILL once its records are on local disk (sealed
+// segments spooled, the open one in its write-ahead file, not sealed), and
 // recovers them from the spool it left: the records stored are exactly
-// the records it sealed.
+// the records it wrote.
 func TestKilledProcessIsRecovered(t *testing.T) {
 	if os.Getenv("SINK_CRASH_CHILD") != "" {
 		crashChild(t)
@@ -229,12 +231,12 @@ func TestKilledProcessIsRecovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	var id string
-	var sealed int
+	var written int
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "spooled" {
 			id = f[1]
-			sealed, _ = strconv.Atoi(f[2])
+			written, _ = strconv.Atoi(f[2])
 			break
 		}
 	}
@@ -257,8 +259,8 @@ func TestKilledProcessIsRecovered(t *testing.T) {
 	}
 	defer s.Close()
 	got := storedRecords(t, s, id)
-	if n := bytes.Count(got, []byte("\n")); n != sealed || !bytes.Equal(got, lines(sealed)) {
-		t.Fatalf("stored %d records, the dead process sealed %d", n, sealed)
+	if n := bytes.Count(got, []byte("\n")); n != written || !bytes.Equal(got, lines(written)) {
+		t.Fatalf("stored %d records, the dead process wrote %d", n, written)
 	}
 	rs, err := s.ReadRun(ctx, id)
 	if err != nil || rs.Status != StatusInterrupted || rs.Manifest == nil || rs.Manifest.Reason != RecoveredReason {
@@ -268,7 +270,8 @@ func TestKilledProcessIsRecovered(t *testing.T) {
 
 // crashChild is the process that dies: its store is down, it seals 700
 // records into 7 segments and writes 30 more, reports once all 7 are in the
-// spool, and waits to be killed.
+// spool and the 30 in the open segment's write-ahead file, and waits to be
+// killed.
 func crashChild(t *testing.T) {
 	s, err := Open(context.Background(), os.Getenv("SINK_CRASH_DEST"), nil)
 	if err != nil {
@@ -287,6 +290,7 @@ func crashChild(t *testing.T) {
 	data := lines(730)
 	writeLines(t, st, data)
 	waitSpooled(t, spool, 7)
-	fmt.Printf("spooled %s %d\n", r.ID, 700)
+	waitOpenLines(t, spool, 30)
+	fmt.Printf("spooled %s %d\n", r.ID, 730)
 	time.Sleep(time.Minute)
 }

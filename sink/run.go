@@ -275,6 +275,12 @@ func (r *Run) CheckWritable(ctx context.Context) error {
 	defer cancel()
 	key := r.Key(".write-probe")
 	if err := r.writeObject(ctx, key, strings.NewReader("probe\n")); err != nil {
+		// An error that knows its fix (s3url's missing credentials) says
+		// only that; the SDK's chain of causes helps nobody.
+		var fixer interface{ Fix() string }
+		if errors.As(err, &fixer) {
+			return fmt.Errorf("cannot write to the artifact store %s: %s", r.store.Location, fixer.Fix())
+		}
 		return fmt.Errorf("cannot write to the artifact store %s: %w", r.store.Location, err)
 	}
 	if err := r.store.Bucket.Delete(ctx, key); err != nil {

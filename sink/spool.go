@@ -238,10 +238,7 @@ func writeSync(path string, write func(*os.File) error) error {
 		_ = os.Remove(tmp)
 		return err
 	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
+	syncDir(filepath.Dir(path))
 	return nil
 }
 

@@ -79,6 +79,7 @@ type StreamStats struct {
 // segment is a sealed run of complete lines: in memory until it is in the
 // spool, and in memory as well while it is among the first Queue waiting.
 type segment struct {
+	seq  int
 	name string // object name, e.g. records/000001.jsonl
 	data chunks // empty once released
 	size int64
@@ -102,8 +103,11 @@ type Stream struct {
 
 	mu       sync.Mutex
 	cond     *sync.Cond // broadcast on every change of the fields below
+	wake     *sync.Cond // signals the spooler: records, a seal, or Close
+	idle     bool       // the spooler waits on wake
 	cur      chunks
 	curLines int
+	walled   int         // bytes of cur the spooler has taken for the open segment's write-ahead file
 	deadline time.Time   // when the open segment seals; zero while it has no record
 	timer    *time.Timer // fires sealDue at deadline; armed by the segment's first record
 	seq      int
@@ -118,6 +122,10 @@ type Stream struct {
 	// onSeal, when set (by tests, before the first Write), is called with
 	// st.mu held as each segment is sealed.
 	onSeal func(name string, at time.Time)
+	// onSpooled, when set (by benchmarks, before the first Write), is
+	// called by the spooler each time more of the stream is on local disk,
+	// with how many bytes of it are.
+	onSpooled func(bytes int64)
 
 	ctx      context.Context // ends the uploader's retries (Close's deadline)
 	cancel   context.CancelFunc
@@ -144,6 +152,7 @@ func (r *Run) NewStream(dir string, opts StreamOptions) (*Stream, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	st := &Stream{run: r, dir: dir, opts: opts, ctx: ctx, cancel: cancel}
 	st.cond = sync.NewCond(&st.mu)
+	st.wake = sync.NewCond(&st.mu)
 	// Waiters on cond also wait for the uploader's context.
 	context.AfterFunc(ctx, st.broadcast)
 	// One timer for the stream's life, created stopped: Write re-arms it
@@ -175,6 +184,10 @@ func (st *Stream) Write(p []byte) (int, error) {
 		return 0, errors.New("stream: write after close")
 	}
 	st.cur.Write(p)
+	if st.idle {
+		st.idle = false
+		st.wake.Signal()
+	}
 	n := bytes.Count(p, []byte{'\n'})
 	first := st.curLines == 0 && n > 0
 	st.curLines += n
@@ -204,8 +217,9 @@ func (st *Stream) sealLocked() {
 	data := st.cur
 	st.cur = rest
 	st.curLines = 0
+	st.walled = 0 // the carried-over bytes are the next segment's
 	st.seq++
-	seg := segment{name: fmt.Sprintf("%s/%06d.jsonl", st.dir, st.seq), data: data, size: int64(data.Len())}
+	seg := segment{seq: st.seq, name: st.segmentName(st.seq), data: data, size: int64(data.Len())}
 	st.sealed = append(st.sealed, seg.name)
 	st.stats.Segments++
 	if st.onSeal != nil {
@@ -218,6 +232,12 @@ func (st *Stream) sealLocked() {
 	st.pending = append(st.pending, seg)
 	st.waiting += seg.size
 	st.cond.Broadcast()
+	st.wake.Signal()
+}
+
+// segmentName is the object name of segment seq.
+func (st *Stream) segmentName(seq int) string {
+	return fmt.Sprintf("%s/%06d.jsonl", st.dir, seq)
 }
 
 // full reports whether a sealed segment of size must wait for room: the
@@ -231,26 +251,54 @@ func (st *Stream) full(size int64) bool {
 	return len(st.pending) >= st.opts.Queue || st.waiting+size > st.opts.MaxSpoolBytes
 }
 
-// spoolSegments writes each sealed segment to the spool, fsynced, and only
-// then queues it for upload. It runs until the stream is closed and nothing
-// is pending; it never waits on the store. A segment the disk refuses is
-// queued from memory (and reported as memory-only if it is not delivered).
+// spoolSegments keeps the spool up to date. It appends the open
+// segment's records to its write-ahead file as they arrive (wal.go), and
+// makes each sealed segment durable (the rest written, fsynced, renamed)
+// before it queues it for upload. It runs until the stream is closed and
+// nothing is pending; it never waits on the store. A segment the disk
+// refuses is queued from memory (and reported as memory-only if it is not
+// delivered).
 func (st *Stream) spoolSegments() {
 	defer st.spooler.Done()
+	var w wal
+	defer w.close()
+	var sealedBytes int64 // of the segments the spooler has sealed
+	spooled := func(n int64) {
+		if st.onSpooled != nil {
+			st.onSpooled(n)
+		}
+	}
 	for {
 		st.mu.Lock()
-		for len(st.pending) == 0 && !st.closed {
-			st.cond.Wait()
+		for len(st.pending) == 0 && !st.closed && st.walled == st.cur.Len() {
+			st.idle = true
+			st.wake.Wait()
 		}
-		if len(st.pending) == 0 {
+		st.idle = false
+		if len(st.pending) == 0 && st.closed {
 			st.mu.Unlock()
 			return
+		}
+		if len(st.pending) == 0 {
+			// Records of the open segment not yet in its file: copied
+			// here, written outside the lock.
+			seq := st.seq + 1
+			w.scratch = st.cur.appendFrom(w.scratch[:0], st.walled, walChunk)
+			st.walled += len(w.scratch)
+			st.mu.Unlock()
+			w.appendOpen(seq, spoolPath(st.opts.SpoolDir, st.segmentName(seq)), w.scratch)
+			spooled(sealedBytes + int64(w.written))
+			// Let the next records gather (see walDelay).
+			time.Sleep(walDelay)
+			continue
 		}
 		seg := st.pending[0]
 		st.mu.Unlock()
 
 		file := spoolPath(st.opts.SpoolDir, seg.name)
-		err := seg.data.writeFileSync(file)
+		err := w.seal(seg.seq, file, &seg.data)
+		sealedBytes += seg.size
+		spooled(sealedBytes)
 
 		st.mu.Lock()
 		st.pending = st.pending[1:]
@@ -346,6 +394,7 @@ func (st *Stream) Close(ctx context.Context) ([]string, StreamStats, error) {
 	st.closed = true
 	st.disarmLocked()
 	st.cond.Broadcast()
+	st.wake.Signal()
 	st.mu.Unlock()
 
 	st.spooler.Wait()

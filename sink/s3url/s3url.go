@@ -6,7 +6,10 @@
 // protect them; for a benchmark streaming records that hash was half the
 // cost of storing them (BENCHMARKS.md). HTTPS endpoints are opened as s3blob
 // opens them. Neither logs the SDK's warning that a response carries no
-// checksum it can validate (see quietChecksums).
+// checksum it can validate (see quietChecksums), nor its "falling back to
+// IMDSv1" line on machines that are not EC2 instances; the SDK's other log
+// lines go to slog, and a missing credential says what to set
+// (credentials.go).
 package s3url
 
 import (
@@ -82,6 +85,9 @@ func (o *Opener) OpenBucketURL(ctx context.Context, u *url.URL) (*blob.Bucket, e
 		q.Set("request_checksum_calculation", "when_required")
 	}
 	cfg, err := gcaws.V2ConfigFromURLParams(ctx, q)
+	if err == nil {
+		cfg, err = withCredentials(ctx, cfg, q)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open bucket %v: %w", u, err)
 	}
