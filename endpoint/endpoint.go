@@ -7,7 +7,13 @@ package endpoint
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/aiperf-go/aiperf/dataset"
+	"github.com/aiperf-go/aiperf/record"
 )
 
 // Endpoint is one endpoint type and its metadata.
@@ -26,6 +32,52 @@ type Endpoint struct {
 	ProducesTokens bool
 	// TokenizesInput reports whether the input sequence length is computed.
 	TokenizesInput bool
+
+	// codec builds and parses a type registered by Register; nil for the
+	// OpenAI-shaped types built in (payload.go, parse.go).
+	codec Codec
+}
+
+// Codec is what a registered endpoint type (Register) does differently from
+// the built-in OpenAI shapes. Its methods must be safe for concurrent use.
+type Codec interface {
+	// Members appends the type's body members for turn t (its Lazy text
+	// already produced, t.Payload nil), in the order they are sent;
+	// --extra-inputs and the turn's Extra are merged in afterwards.
+	// streaming is true when the run streams and the type supports it.
+	Members(members []Member, t *dataset.Turn, c *Context, streaming bool) ([]Member, error)
+	// Parse parses one stream message's data (streaming) or a whole body,
+	// already checked to be JSON, as Endpoint.Parse documents.
+	Parse(v *fastjson.Value) (resp record.Response, ok bool, err error)
+	// Authorize sets the headers that carry the API key (key may be
+	// empty) and any the protocol requires on every request.
+	Authorize(h http.Header, key string)
+}
+
+// Register adds an endpoint type built and parsed by its codec, after the
+// built-in ones: Names lists types in the order they were registered. It
+// is meant for init functions and panics on a name already taken.
+func Register(e Endpoint, c Codec) {
+	for i := range endpoints {
+		if endpoints[i].Name == e.Name {
+			panic("endpoint: type registered twice: " + e.Name)
+		}
+	}
+	e.codec = c
+	endpoints = append(endpoints, e)
+}
+
+// Authorize sets the API key header (and any header the protocol needs) in
+// h: "Authorization: Bearer <key>" for the OpenAI-shaped types, when key
+// is not empty; a registered type's codec decides for its own.
+func (e *Endpoint) Authorize(h http.Header, key string) {
+	if e.codec != nil {
+		e.codec.Authorize(h, key)
+		return
+	}
+	if key != "" {
+		h.Set("Authorization", "Bearer "+key)
+	}
 }
 
 // The endpoint types, in the order Names lists them.
@@ -71,7 +123,8 @@ func Lookup(name string) (*Endpoint, error) {
 
 // Names returns the canonical endpoint type names in a fixed order (chat,
 // completions, embeddings, nim_embeddings, nim_rankings, hf_tei_rankings,
-// cohere_rankings), aliases excluded. The slice is new on every call.
+// cohere_rankings, then the registered types in registration order),
+// aliases excluded. The slice is new on every call.
 func Names() []string {
 	names := make([]string, len(endpoints))
 	for i := range endpoints {

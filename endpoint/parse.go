@@ -52,6 +52,9 @@ func (e *Endpoint) Parse(data []byte) (resp record.Response, ok bool, err error)
 	if err != nil {
 		return resp, false, fmt.Errorf("endpoint: parse response: %w", err)
 	}
+	if e.codec != nil {
+		return e.codec.Parse(v)
+	}
 	if e.rankings() {
 		return e.parseRankings(v)
 	}

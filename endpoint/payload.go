@@ -24,11 +24,23 @@ type Options struct {
 	Extra []Field
 }
 
-// member is one top-level key of a body being built, its value already
-// encoded.
-type member struct {
-	key   string
-	value []byte
+// Member is one top-level key of a body being built, its value already
+// encoded as compact JSON.
+type Member struct {
+	Key   string
+	Value []byte
+}
+
+// Context is what a codec may use of a turn's conversation besides the
+// turn itself.
+type Context struct {
+	// SystemPrompt is the conversation's system prompt ("" for none).
+	SystemPrompt string
+	// History holds the encoded chat message objects of the session's
+	// earlier turns (see Request), when the context mode accumulates.
+	History []json.RawMessage
+	// Options are the run-wide settings (never nil).
+	Options *Options
 }
 
 // Payload returns the exact JSON body for a turn sent on its own: Request
@@ -120,7 +132,7 @@ func (e *Endpoint) body(t *dataset.Turn, cc *chatContext, o *Options) ([]byte, e
 		return nil, err
 	}
 	streaming := o.Streaming && e.SupportsStreaming
-	var scratch [6]member
+	var scratch [6]Member
 	members := scratch[:0]
 	switch e.Name {
 	case "chat":
@@ -128,47 +140,54 @@ func (e *Endpoint) body(t *dataset.Turn, cc *chatContext, o *Options) ([]byte, e
 		if err != nil {
 			return nil, err
 		}
-		members = append(members, member{"messages", messages})
+		members = append(members, Member{"messages", messages})
 		members = appendModelStream(members, t.Model, streaming)
 		if cc.tools != nil {
 			tools, err := appendCompact(nil, cc.tools)
 			if err != nil {
 				return nil, fmt.Errorf("endpoint: turn tools: %w", err)
 			}
-			members = append(members, member{"tools", tools})
+			members = append(members, Member{"tools", tools})
 		}
 		if t.MaxTokens > 0 {
 			key := "max_completion_tokens"
 			if o.LegacyMaxTokens {
 				key = "max_tokens"
 			}
-			members = append(members, member{key, strconv.AppendInt(nil, int64(t.MaxTokens), 10)})
+			members = append(members, Member{key, strconv.AppendInt(nil, int64(t.MaxTokens), 10)})
 		}
 	case "completions":
-		members = append(members, member{"prompt", prompt(t.Texts)})
+		members = append(members, Member{"prompt", prompt(t.Texts)})
 		members = appendModelStream(members, t.Model, streaming)
 		if t.MaxTokens > 0 {
-			members = append(members, member{"max_tokens", strconv.AppendInt(nil, int64(t.MaxTokens), 10)})
+			members = append(members, Member{"max_tokens", strconv.AppendInt(nil, int64(t.MaxTokens), 10)})
 		}
 	case "embeddings":
-		members = append(members, member{"model", pyjson.AppendString(nil, t.Model)})
-		members = append(members, member{"input", stringList(nil, t.Texts)})
+		members = append(members, Member{"model", pyjson.AppendString(nil, t.Model)})
+		members = append(members, Member{"input", stringList(nil, t.Texts)})
 	case "nim_embeddings":
 		input, err := nimEmbeddingsInput(t)
 		if err != nil {
 			return nil, err
 		}
-		members = append(members, member{"model", pyjson.AppendString(nil, t.Model)})
-		members = append(members, member{"input", input})
+		members = append(members, Member{"model", pyjson.AppendString(nil, t.Model)})
+		members = append(members, Member{"input", input})
 	case "nim_rankings", "hf_tei_rankings", "cohere_rankings":
 		if members, err = e.rankingsMembers(members, t); err != nil {
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("endpoint: no payload for type %q", e.Name)
+		if e.codec == nil {
+			return nil, fmt.Errorf("endpoint: no payload for type %q", e.Name)
+		}
+		c := &Context{SystemPrompt: cc.system, History: cc.history, Options: o}
+		if members, err = e.codec.Members(members, t, c, streaming); err != nil {
+			return nil, err
+		}
+		return writeObject(members, extra)
 	}
 	if streaming {
-		members = append(members, member{"stream_options", []byte(`{"include_usage":true}`)})
+		members = append(members, Member{"stream_options", []byte(`{"include_usage":true}`)})
 	}
 	return writeObject(members, extra)
 }
@@ -189,12 +208,12 @@ func mergeTurnExtra(run []Field, turn json.RawMessage) ([]Field, error) {
 	return append(append(merged, run...), fields...), nil
 }
 
-func appendModelStream(members []member, model string, streaming bool) []member {
+func appendModelStream(members []Member, model string, streaming bool) []Member {
 	stream := []byte("false")
 	if streaming {
 		stream = []byte("true")
 	}
-	return append(members, member{"model", pyjson.AppendString(nil, model)}, member{"stream", stream})
+	return append(members, Member{"model", pyjson.AppendString(nil, model)}, Member{"stream", stream})
 }
 
 // prompt encodes completions' prompt: a string for one text, else a list.
@@ -279,10 +298,10 @@ func appendCompact(b []byte, src []byte) ([]byte, error) {
 
 // writeObject writes members and then extra as one JSON object with the
 // shallow-merge rule of Options.Extra.
-func writeObject(members []member, extra []Field) ([]byte, error) {
+func writeObject(members []Member, extra []Field) ([]byte, error) {
 	size := 2
 	for _, m := range members {
-		size += len(m.key) + len(m.value) + 4
+		size += len(m.Key) + len(m.Value) + 4
 	}
 	for _, f := range extra {
 		size += len(f.Key) + len(f.Value) + 4
@@ -291,15 +310,15 @@ func writeObject(members []member, extra []Field) ([]byte, error) {
 	n := 0
 	var err error
 	for _, m := range members {
-		b = appendKey(b, n, m.key)
+		b = appendKey(b, n, m.Key)
 		n++
-		if f := lastField(extra, m.key); f != nil {
+		if f := lastField(extra, m.Key); f != nil {
 			if b, err = appendExtra(b, f); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		b = append(b, m.value...)
+		b = append(b, m.Value...)
 	}
 	for i := range extra {
 		key := extra[i].Key
@@ -339,9 +358,9 @@ func lastField(fields []Field, key string) *Field {
 	return nil
 }
 
-func hasMember(members []member, key string) bool {
+func hasMember(members []Member, key string) bool {
 	for _, m := range members {
-		if m.key == key {
+		if m.Key == key {
 			return true
 		}
 	}

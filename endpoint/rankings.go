@@ -15,7 +15,7 @@ import (
 // for the shapes). The query is t.Query, or else t.Texts[0]; the passages
 // are t.Passages, or else the texts left after the query. A turn with
 // neither a Query nor Texts is an error, as in AIPerf.
-func (e *Endpoint) rankingsMembers(members []member, t *dataset.Turn) ([]member, error) {
+func (e *Endpoint) rankingsMembers(members []Member, t *dataset.Turn) ([]Member, error) {
 	query, rest := t.Query, t.Texts
 	if query == "" {
 		if len(t.Texts) == 0 {
@@ -42,16 +42,16 @@ func (e *Endpoint) rankingsMembers(members []member, t *dataset.Turn) ([]member,
 		}
 		b = append(b, ']')
 		return append(members,
-			member{"model", pyjson.AppendString(nil, t.Model)},
-			member{"query", q},
-			member{"passages", b}), nil
+			Member{"model", pyjson.AppendString(nil, t.Model)},
+			Member{"query", q},
+			Member{"passages", b}), nil
 	case "hf_tei_rankings":
-		return append(members, member{"query", q}, member{"texts", stringList(nil, passages)}), nil
+		return append(members, Member{"query", q}, Member{"texts", stringList(nil, passages)}), nil
 	default: // cohere_rankings
 		return append(members,
-			member{"model", pyjson.AppendString(nil, t.Model)},
-			member{"query", q},
-			member{"documents", stringList(nil, passages)}), nil
+			Member{"model", pyjson.AppendString(nil, t.Model)},
+			Member{"query", q},
+			Member{"documents", stringList(nil, passages)}), nil
 	}
 }
 

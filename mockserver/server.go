@@ -70,6 +70,16 @@ type Server struct {
 	wg       sync.WaitGroup // serving goroutines
 }
 
+// route is a route that a file of the package adds in its init function
+// (an endpoint type's own), served beside the built-in ones.
+type route struct {
+	pattern string // http.ServeMux pattern, e.g. "POST /v1/messages"
+	handler func(s *Server) http.HandlerFunc
+}
+
+// routes are the routes added by init functions.
+var routes []route
+
 // New returns a server for cfg, with zero fields set to their defaults,
 // or an error if cfg is invalid. It does not listen; see Start.
 func New(cfg Config) (*Server, error) {
@@ -103,6 +113,9 @@ func New(cfg Config) (*Server, error) {
 		mux.HandleFunc("GET /dcgm/metrics", s.gpus.serveHTTP)
 	}
 	mux.HandleFunc("GET /debug/timeline/{id}", s.serveTimeline)
+	for _, rt := range routes {
+		mux.HandleFunc(rt.pattern, rt.handler(s))
+	}
 	s.handler = s.prov.wrap(mux)
 	return s, nil
 }
