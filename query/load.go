@@ -51,6 +51,7 @@ func (db *DB) replaceRun(ctx context.Context, p *loadPlan) (int64, error) {
 			return 0, fmt.Errorf("delete old rows: %w", err)
 		}
 	}
+	redactRun(&p.run)
 	if err := insertRun(ctx, tx, &p.run); err != nil {
 		return 0, err
 	}

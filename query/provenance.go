@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+
+	"github.com/aiperf-go/aiperf/internal/secret"
 )
 
 // provenance is what a run's manifest says it measured: its "server"
@@ -86,7 +88,8 @@ func jsonValue(raw json.RawMessage) []byte {
 }
 
 // updateProvenance writes p into the run's provenance columns (nil
-// leaves them NULL).
+// leaves them NULL), its URL and JSON documents with their secrets
+// hidden.
 func updateProvenance(ctx context.Context, tx *sql.Tx, runID string, p *provenance) error {
 	if p == nil {
 		return nil
@@ -98,8 +101,8 @@ func updateProvenance(ctx context.Context, tx *sql.Tx, runID string, p *provenan
 	_, err := tx.ExecContext(ctx, `UPDATE runs SET server_url = ?, server_header = ?, server_software = ?,
 		server_version = ?, server_models = CAST(CAST(? AS JSON) AS VARCHAR[]), server_info = ?,
 		telemetry_sources = ?, gpu_count = ? WHERE run_id = ?`,
-		str(p.URL), str(p.Header), str(p.Software), str(p.Version), jsonArg(models), jsonArg(p.Info),
-		jsonArg(p.Sources), opt(p.GPUCount), runID)
+		str(secret.URL(p.URL)), str(p.Header), str(p.Software), str(p.Version), jsonArg(models), jsonArg(redactDocument(p.Info)),
+		jsonArg(redactDocument(p.Sources)), opt(p.GPUCount), runID)
 	if err != nil {
 		return fmt.Errorf("update run provenance: %w", err)
 	}

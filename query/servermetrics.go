@@ -71,7 +71,8 @@ func (b *serverBatch) str(sp span) []byte { return b.text[sp.off : sp.off+sp.n] 
 // ({} without labels). Bucket bounds and quantiles are numbers in strings
 // ("+Inf"). NaN and infinite values are NULL. Of a key given twice, the
 // last value counts (a duplicated label or bucket keeps its first
-// place). A decoder is not safe for concurrent use.
+// place). The credentials of endpoint_url are hidden (secret.URL). A
+// decoder is not safe for concurrent use.
 type serverDecoder struct {
 	s jsonScanner
 	// types maps metric names to their type index (shared, read-only).
@@ -80,6 +81,8 @@ type serverDecoder struct {
 	// values in arena.
 	labels []labelPair
 	arena  []byte
+	// urls hides the credentials of endpoint_url.
+	urls urlRedactor
 }
 
 // labelPair is a label's name and value in serverDecoder.arena.
@@ -108,7 +111,7 @@ func (d *serverDecoder) decodeLine(b *serverBatch, line []byte) error {
 		case "endpoint_url":
 			var v []byte
 			v, isNull, err = s.textValue()
-			endpoint = addSpan(&b.text, v)
+			endpoint = addSpan(&b.text, d.urls.redact(v))
 			setNull(&null, srvColEndpoint, isNull)
 		case "metrics":
 			b.rows = b.rows[:start] // the last "metrics" counts

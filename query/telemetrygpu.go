@@ -88,9 +88,12 @@ func (b *gpuBatch) str(r *gpuRow, i int) []byte {
 // integer (a number with a fraction rounds half to even, as DuckDB casts),
 // telemetry_data's fields numbers: NaN and infinities are NULL. Unknown
 // keys and fields are skipped; of a key given twice, the last value
-// counts. A decoder is not safe for concurrent use.
+// counts. The credentials of telemetry_source_url are hidden
+// (secret.URL). A decoder is not safe for concurrent use.
 type gpuDecoder struct {
 	s jsonScanner
+	// urls hides the credentials of telemetry_source_url.
+	urls urlRedactor
 }
 
 // errNoTimestamp reports a telemetry line without timestamp_ns.
@@ -148,6 +151,9 @@ func (d *gpuDecoder) column(b *gpuBatch, r *gpuRow, col int) error {
 	v, null, err := d.s.textValue()
 	if err != nil {
 		return fmt.Errorf("%s: %w", gpuTableColumnNames[col], err)
+	}
+	if col == gpuColSource {
+		v = d.urls.redact(v)
 	}
 	for i, c := range gpuStrColumns {
 		if c == col {

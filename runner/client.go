@@ -18,9 +18,9 @@ import (
 
 	"github.com/aiperf-go/aiperf/endpoint"
 	"github.com/aiperf-go/aiperf/internal/h1"
+	"github.com/aiperf-go/aiperf/internal/secret"
 	"github.com/aiperf-go/aiperf/internal/sse"
 	"github.com/aiperf-go/aiperf/record"
-	"github.com/aiperf-go/aiperf/telemetry"
 )
 
 // maxErrorBody bounds how much of an error response body is kept.
@@ -292,10 +292,10 @@ func (s *sender) failErr(ctx context.Context, rec *record.Record, err error) {
 func (s *sender) errorText(err error) string {
 	if ue := (*url.Error)(nil); errors.As(err, &ue) {
 		c := *ue
-		c.URL = telemetry.RedactURL(c.URL)
+		c.URL = secret.URL(c.URL)
 		err = &c
 	}
-	return strings.ReplaceAll(err.Error(), s.url, telemetry.RedactURL(s.url))
+	return strings.ReplaceAll(err.Error(), s.url, secret.URL(s.url))
 }
 
 func isEventStream(contentType string) bool {

@@ -21,9 +21,9 @@ import (
 
 	"github.com/aiperf-go/aiperf/dataset"
 	"github.com/aiperf-go/aiperf/endpoint"
+	"github.com/aiperf-go/aiperf/internal/secret"
 	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/record"
-	"github.com/aiperf-go/aiperf/telemetry"
 	"github.com/aiperf-go/aiperf/tokenizer"
 )
 
@@ -139,7 +139,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 	}
 	base, err := NormalizeURL(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("url %s: %w", telemetry.RedactURL(cfg.URL), unwrapURLError(err))
+		return nil, fmt.Errorf("url %s: %w", secret.URL(cfg.URL), unwrapURLError(err))
 	}
 	path := cfg.EndpointPath
 	if path == "" {
@@ -210,7 +210,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 		Goodput:             goodput,
 		HTTPTrace:           traceHTTP(cfg),
 	}
-	r.log.Info("benchmark starting", "url", telemetry.RedactURL(target), "model", cfg.Models, "mode", cfg.Mode(), "run_id", arts.run.ID, "store", arts.run.Location())
+	r.log.Info("benchmark starting", "url", secret.URL(target), "model", cfg.Models, "mode", cfg.Mode(), "run_id", arts.run.ID, "store", arts.run.Location())
 	return r.execute(ctx, ep, arts)
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/secret"
 	"github.com/aiperf-go/aiperf/mockserver"
 	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 )
@@ -174,7 +175,7 @@ func TestSecretsNeverStored(t *testing.T) {
 	cfg.Headers = []string{"X-Api-Key:" + hdr, "X-Tenant:blue"}
 	cfg.ExtraInputs = []string{"user_token:" + extra}
 	cfg.RequestCount = 3
-	cfg.CLICommand = ShellQuote(append([]string{"aiperf"}, RedactArgs([]string{"--api-key", key, "-H", "X-Api-Key:" + hdr})...))
+	cfg.CLICommand = ShellQuote(append([]string{"aiperf"}, secret.Args([]string{"--api-key", key, "-H", "X-Api-Key:" + hdr})...))
 	var stdout, logs bytes.Buffer
 	if _, err := Run(context.Background(), cfg, Options{Stdout: &stdout, Logger: newTestLogger(&logs)}); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aiperf-go/aiperf/internal/secret"
 	"github.com/aiperf-go/aiperf/mockserver"
 	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 )
@@ -55,7 +56,7 @@ func TestNoSecretInAnyShape(t *testing.T) {
 	cfg.Headers = []string{"Authorization: Bearer header-S6"}
 	cfg.APIKey = "apikey-S7"
 	cfg.RequestCount = 3
-	cfg.CLICommand = ShellQuote(append([]string{"aiperf"}, RedactArgs(args)...))
+	cfg.CLICommand = ShellQuote(append([]string{"aiperf"}, secret.Args(args)...))
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}

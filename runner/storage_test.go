@@ -13,6 +13,7 @@ import (
 
 	_ "gocloud.dev/blob/fileblob"
 
+	"github.com/aiperf-go/aiperf/internal/secret"
 	"github.com/aiperf-go/aiperf/mockserver"
 	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 	"github.com/aiperf-go/aiperf/sink"
@@ -69,7 +70,7 @@ func TestRunLayoutAndManifest(t *testing.T) {
 		t.Errorf("manifest %+v", m)
 	}
 	manifest, _ := os.ReadFile(filepath.Join(cfg.ArtifactDir, "runs", rs.ID, "manifest.json"))
-	if strings.Contains(string(manifest), "sk-never-stored") || !strings.Contains(string(manifest), `"api_key": "`+Redacted+`"`) {
+	if strings.Contains(string(manifest), "sk-never-stored") || !strings.Contains(string(manifest), `"api_key": "`+secret.Redacted+`"`) {
 		t.Errorf("manifest config not redacted: %s", manifest)
 	}
 	if got := len(readRecords(t, filepath.Join(cfg.ArtifactDir, "runs", rs.ID))); got != 20 {

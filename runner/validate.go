@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/aiperf-go/aiperf/endpoint"
+	"github.com/aiperf-go/aiperf/internal/secret"
 	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/sink"
-	"github.com/aiperf-go/aiperf/telemetry"
 )
 
 // ConfigError lists every problem found in a configuration. Each problem
@@ -67,7 +67,7 @@ func (c *Config) Validate() error {
 		add("--endpoint-type %q is not valid: use one of %s", c.EndpointType, strings.Join(endpoint.Names(), ", "))
 	}
 	if _, err := NormalizeURL(c.URL); err != nil {
-		add("--url %q is not a valid URL (%v): use e.g. --url http://localhost:8000", telemetry.RedactURL(c.URL), unwrapURLError(err))
+		add("--url %q is not a valid URL (%v): use e.g. --url http://localhost:8000", secret.URL(c.URL), unwrapURLError(err))
 	}
 	if c.EndpointPath != "" && !strings.HasPrefix(c.EndpointPath, "/") {
 		add("--endpoint %q must be a path starting with '/', e.g. --endpoint /v1/chat/completions", c.EndpointPath)
@@ -77,7 +77,7 @@ func (c *Config) Validate() error {
 	}
 	for _, h := range c.Headers {
 		if name, _, ok := strings.Cut(h, ":"); !ok || strings.TrimSpace(name) == "" {
-			add("--header %q must be Name:Value, e.g. -H 'X-Tenant:blue'", redactHeader(h))
+			add("--header %q must be Name:Value, e.g. -H 'X-Tenant:blue'", secret.Header(h))
 		}
 	}
 	for _, l := range c.Labels {
@@ -144,7 +144,7 @@ func (c *Config) Validate() error {
 		add("--artifact-dir is empty: give a directory or a store URL such as s3://bucket/prefix")
 	} else if scheme, _, _ := strings.Cut(c.ArtifactDir, "://"); sink.IsURL(c.ArtifactDir) && !slices.Contains(storeSchemes, strings.ToLower(scheme)) {
 		add("--artifact-dir %q has an unknown store scheme %q: use a directory path or a URL with one of %s:// (e.g. s3://bucket/prefix)",
-			telemetry.RedactURL(c.ArtifactDir), scheme, strings.Join(storeSchemes, "://, "))
+			secret.URL(c.ArtifactDir), scheme, strings.Join(storeSchemes, "://, "))
 	}
 	if c.UIType != "" {
 		oneOf("--ui-type", c.UIType, uiTypes)
@@ -197,7 +197,7 @@ func validateGoodput(spec string) error {
 func validateExtraInputs(items []string) error {
 	for _, item := range items {
 		if _, err := endpoint.ParseExtraInputs([]string{item}); err != nil {
-			msg := strings.ReplaceAll(err.Error(), fmt.Sprintf("%q", item), fmt.Sprintf("%q", redactExtra(item)))
+			msg := strings.ReplaceAll(err.Error(), fmt.Sprintf("%q", item), fmt.Sprintf("%q", secret.Extra(item)))
 			return errors.New(msg)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aiperf-go/aiperf/internal/secret"
 	"github.com/aiperf-go/aiperf/telemetry"
 )
 
@@ -51,7 +52,7 @@ func (c *Config) gpuTelemetryPlan() (gpuPlan, []string) {
 		case strings.HasPrefix(lower, "http") || strings.Contains(item, ":"):
 			u, err := telemetry.MetricsURL(item)
 			if err != nil {
-				p = append(p, fmt.Sprintf("--gpu-telemetry %q is not a valid URL (%v): use e.g. --gpu-telemetry http://node1:9400/metrics", telemetry.RedactURL(item), err))
+				p = append(p, fmt.Sprintf("--gpu-telemetry %q is not a valid URL (%v): use e.g. --gpu-telemetry http://node1:9400/metrics", secret.URL(item), err))
 				continue
 			}
 			plan.urls = append(plan.urls, u)
@@ -73,7 +74,7 @@ func (c *Config) telemetryProblems() []string {
 	}
 	for _, u := range c.ServerMetrics {
 		if _, err := telemetry.MetricsURL(u); err != nil {
-			p = append(p, fmt.Sprintf("--server-metrics %q is not a valid URL (%v): use e.g. --server-metrics node1:8081", telemetry.RedactURL(u), err))
+			p = append(p, fmt.Sprintf("--server-metrics %q is not a valid URL (%v): use e.g. --server-metrics node1:8081", secret.URL(u), err))
 		}
 	}
 	for _, f := range c.ServerMetricsFormats {

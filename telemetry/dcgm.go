@@ -13,6 +13,8 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/aiperf-go/aiperf/internal/secret"
 )
 
 // DefaultDCGMURLs returns the DCGM exporter endpoints AIPerf scrapes unless
@@ -69,7 +71,7 @@ var _ Collector = (*DCGM)(nil)
 // metrics URL, e.g. http://localhost:9400/metrics). client sends the
 // requests; nil means http.DefaultClient.
 func NewDCGM(url string, client *http.Client) *DCGM {
-	return &DCGM{scraper: Scraper{URL: url, Client: client}, source: RedactURL(url)}
+	return &DCGM{scraper: Scraper{URL: url, Client: client}, source: secret.URL(url)}
 }
 
 // Source returns the endpoint's URL, credentials redacted (it reaches the

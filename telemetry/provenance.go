@@ -13,6 +13,8 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/aiperf-go/aiperf/internal/secret"
 )
 
 // Server is what a run measured, as far as the server tells: stored in the
@@ -53,7 +55,7 @@ const maxIdentityBody = 64 << 10
 // the server's first scrape (nil when none). Endpoints that fail or answer
 // something other than a JSON object are left out; Identify never fails.
 func Identify(ctx context.Context, client *http.Client, base string, header http.Header, metrics map[string]*dto.MetricFamily, timeout time.Duration) *Server {
-	s := &Server{URL: RedactURL(base), Answers: map[string]json.RawMessage{}}
+	s := &Server{URL: secret.URL(base), Answers: map[string]json.RawMessage{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, p := range identityPaths {

@@ -13,6 +13,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/aiperf-go/aiperf/internal/secret"
 )
 
 // maxExposition bounds one scrape's body; a larger answer is an error, not
@@ -51,14 +53,14 @@ func (s *Scraper) Scrape(ctx context.Context) (map[string]*dto.MetricFamily, err
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-		return nil, fmt.Errorf("%s: HTTP %s", RedactURL(s.URL), resp.Status)
+		return nil, fmt.Errorf("%s: HTTP %s", secret.URL(s.URL), resp.Status)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxExposition+1))
 	if err != nil {
 		return nil, urlError(s.URL, fmt.Errorf("reading: %w", err))
 	}
 	if len(body) > maxExposition {
-		return nil, fmt.Errorf("%s: exposition larger than %d bytes", RedactURL(s.URL), maxExposition)
+		return nil, fmt.Errorf("%s: exposition larger than %d bytes", secret.URL(s.URL), maxExposition)
 	}
 	fams, err := ParseExposition(body)
 	if err != nil {
@@ -183,10 +185,10 @@ func MetricsURL(raw string) (string, error) {
 		return "", fmt.Errorf("metrics URL %w", urlError(raw, err))
 	}
 	if u.Host == "" {
-		return "", fmt.Errorf("metrics URL %s has no host", RedactURL(raw))
+		return "", fmt.Errorf("metrics URL %s has no host", secret.URL(raw))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("metrics URL %s: scheme must be http or https", RedactURL(raw))
+		return "", fmt.Errorf("metrics URL %s: scheme must be http or https", secret.URL(raw))
 	}
 	if !strings.HasSuffix(u.Path, "/metrics") {
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/metrics"
@@ -207,7 +209,7 @@ var _ Collector = (*Prometheus)(nil)
 // normalised, see MetricsURL), scraped with client (nil:
 // http.DefaultClient).
 func NewPrometheus(url string, client *http.Client) *Prometheus {
-	return &Prometheus{scraper: Scraper{URL: url, Client: client}, source: RedactURL(url)}
+	return &Prometheus{scraper: Scraper{URL: url, Client: client}, source: secret.URL(url)}
 }
 
 // Source returns the endpoint's URL, credentials redacted (it reaches the

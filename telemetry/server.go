@@ -7,6 +7,8 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/aiperf-go/aiperf/internal/secret"
 )
 
 // DefaultMaxLabelValues is how many distinct values per label of a family
@@ -129,7 +131,7 @@ func (a *ServerMetrics) Summary() *ServerMetricsSummary {
 func (a *ServerMetrics) apply(s Sample) {
 	ep := a.byURL[s.Source]
 	if ep == nil {
-		ep = newEndpointState(RedactURL(s.Source))
+		ep = newEndpointState(secret.URL(s.Source))
 		a.byURL[s.Source] = ep
 		a.endpoints = append(a.endpoints, ep)
 	}

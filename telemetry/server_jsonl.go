@@ -10,6 +10,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/aiperf-go/aiperf/internal/pyjson"
+	"github.com/aiperf-go/aiperf/internal/secret"
 )
 
 // AppendServerRecord appends one server metrics sample as AIPerf's raw
@@ -48,7 +49,7 @@ func appendServerRecord(dst []byte, s Sample) ([]byte, int) {
 	slices.SortFunc(fams, func(a, b fam) int { return strings.Compare(a.name, b.name) })
 	start := len(dst)
 	dst = append(dst, `{"endpoint_url":`...)
-	dst = pyjson.AppendString(dst, RedactURL(s.Source))
+	dst = pyjson.AppendString(dst, secret.URL(s.Source))
 	dst = append(dst, `,"timestamp_ns":`...)
 	dst = strconv.AppendInt(dst, s.TimeNS, 10)
 	dst = append(dst, `,"endpoint_latency_ns":`...)

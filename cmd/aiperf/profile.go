@@ -12,6 +12,7 @@ import (
 	"github.com/peterbourgon/ff/v4/ffval"
 
 	"github.com/aiperf-go/aiperf/internal/command"
+	"github.com/aiperf-go/aiperf/internal/secret"
 	"github.com/aiperf-go/aiperf/runner"
 )
 
@@ -256,7 +257,7 @@ func finishProfileConfig(cfg *runner.Config, fs *ff.FlagSet, verbose int, rest, 
 		}
 	}
 	cfg.LogLevel = strings.ToUpper(cfg.LogLevel)
-	cfg.CLICommand = runner.ShellQuote(append([]string{"aiperf"}, runner.RedactArgs(args)...))
+	cfg.CLICommand = runner.ShellQuote(append([]string{"aiperf"}, secret.Args(args)...))
 	if err := cfg.Validate(); err != nil {
 		return command.Usage(err)
 	}

@@ -1,10 +1,8 @@
-package runner
+package secret
 
 import (
 	"regexp"
 	"strings"
-
-	"github.com/aiperf-go/aiperf/telemetry"
 )
 
 // shortBoolFlags are the profile command's one-letter flags that take no
@@ -14,24 +12,34 @@ import (
 // cmd/aiperf's tests check this against its flag set.
 const shortBoolFlags = "v"
 
-// secretFlags maps the flags whose values may hold secrets, long names and
-// short letters, to the function that redacts such a value.
-var secretFlags = map[string]func(string) string{
-	"--api-key":      func(string) string { return Redacted },
-	"--header":       redactHeader,
-	"-H":             redactHeader,
-	"--extra-inputs": redactExtra,
-	"--url":          telemetry.RedactURL,
-	"-u":             telemetry.RedactURL,
+// flagRedactor returns how to redact the value of a flag that may hold
+// secrets, by its long name or short letter, or nil for other flags. (A
+// switch, not a map: the redactors reach back to Args through Document.)
+func flagRedactor(name string) func(string) string {
+	switch name {
+	case "--api-key":
+		return func(string) string { return Redacted }
+	case "--header", "-H":
+		return Header
+	case "--extra-inputs":
+		return Extra
+	case "--url", "-u":
+		return URL
+	case "--server-metrics", "--gpu-telemetry":
+		// Telemetry endpoints may carry credentials too; URL hides the
+		// userinfo of a list of them (at worst all before the last @).
+		return URL
+	}
+	return nil
 }
 
-// RedactArgs returns the command-line arguments with the secrets in flag
-// values replaced by Redacted: the API key, secret headers, secret extra
-// inputs (at any depth) and URL credentials. It reads every form the flag
-// parser accepts: "--flag value", "--flag=value", "--flag= value" (an
+// Args returns a copy of the command-line arguments with the secrets in
+// flag values replaced by Redacted: the API key, secret headers, secret
+// extra inputs (at any depth) and URL credentials. It reads every form the
+// flag parser accepts: "--flag value", "--flag=value", "--flag= value" (an
 // empty glued value takes the next argument), "-H value", "-Hvalue" and
 // bundles after value-less letters ("-vHvalue", "-v -H value").
-func RedactArgs(args []string) []string {
+func Args(args []string) []string {
 	out := make([]string, len(args))
 	copy(out, args)
 	for i := 0; i < len(out); i++ {
@@ -39,9 +47,9 @@ func RedactArgs(args []string) []string {
 		switch {
 		case strings.HasPrefix(a, "--"):
 			name, val, hasEq := strings.Cut(a, "=")
-			redact, ok := secretFlags[name]
+			redact := flagRedactor(name)
 			switch {
-			case !ok:
+			case redact == nil:
 			case hasEq && val != "":
 				out[i] = name + "=" + redact(val)
 			case i+1 < len(out):
@@ -72,7 +80,7 @@ func redactShort(bundle string) (string, func(string) string) {
 		// A letter that holds no secret takes the rest as its value, or
 		// the next argument, which is then read as an argument of its own:
 		// at worst a value that looks like a secret flag is redacted too.
-		redact := secretFlags["-"+string(r)]
+		redact := flagRedactor("-" + string(r))
 		value := bundle[i+1:]
 		switch {
 		case redact == nil:
@@ -88,9 +96,10 @@ func redactShort(bundle string) (string, func(string) string) {
 // number matches a plain decimal number, which AIPerf prints unquoted.
 var number = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
 
-// ShellQuote renders the command line as AIPerf prints it: flag names and
-// numbers bare, other values in single quotes.
-func ShellQuote(args []string) string {
+// Quote renders a command line as AIPerf prints it: flag names, numbers
+// and the words aiperf and profile bare, other values in single quotes (a
+// quote inside as '\”), so that a POSIX shell splits it back into args.
+func Quote(args []string) string {
 	var b strings.Builder
 	for i, a := range args {
 		if i > 0 {
