@@ -50,6 +50,9 @@ func (e *Endpoint) Parse(data []byte) (resp record.Response, ok bool, err error)
 	defer parsers.Put(p)
 	v, err := p.ParseBytes(data)
 	if err != nil {
+		if tp, ok := e.codec.(textParser); ok {
+			return tp.ParseText(data)
+		}
 		return resp, false, fmt.Errorf("endpoint: parse response: %w", err)
 	}
 	if e.codec != nil {

@@ -27,6 +27,11 @@ func mustLookup(t testing.TB, name string) *Endpoint {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if e.Name == "template" { // it needs a template; tests of none call Lookup
+		if err := e.ConfigureTemplate(TemplateConfig{Source: "nv-embedqa"}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return e
 }
 
