@@ -75,8 +75,9 @@ func newTransport(maxConns int) *h1.Transport {
 }
 
 // staticHeaders builds the headers every request carries, in AIPerf's
-// precedence: user headers, then the ones aiperf owns.
-func staticHeaders(cfg *Config, version string) http.Header {
+// precedence: user headers, then the ones aiperf owns, the API key as the
+// endpoint type carries it (ep.Authorize) last.
+func staticHeaders(cfg *Config, ep *endpoint.Endpoint, version string) http.Header {
 	h := http.Header{}
 	for _, kv := range cfg.Headers {
 		name, value, _ := strings.Cut(kv, ":")
@@ -89,9 +90,7 @@ func staticHeaders(cfg *Config, version string) http.Header {
 	} else {
 		h.Set("Accept", "application/json")
 	}
-	if cfg.APIKey != "" {
-		h.Set("Authorization", "Bearer "+cfg.APIKey)
-	}
+	ep.Authorize(h, cfg.APIKey)
 	return h
 }
 

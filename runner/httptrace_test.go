@@ -38,7 +38,7 @@ func newTraceSender(t testing.TB, baseURL string, streaming bool) *sender {
 	t.Cleanup(tr.CloseIdleConnections)
 	return &sender{
 		client: &http.Client{Transport: tr}, url: baseURL + ep.Path, ep: ep,
-		header: staticHeaders(cfg, "test"), clock: record.NewClock(),
+		header: staticHeaders(cfg, ep, "test"), clock: record.NewClock(),
 		timeout: 30 * time.Second, trace: true,
 	}
 }

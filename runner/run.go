@@ -190,7 +190,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 		client:  &http.Client{Transport: transport},
 		url:     target,
 		ep:      ep,
-		header:  staticHeaders(cfg, opts.Version),
+		header:  staticHeaders(cfg, ep, opts.Version),
 		clock:   r.clock,
 		timeout: cfg.RequestTimeout,
 		trace:   traceHTTP(cfg),
