@@ -14,6 +14,9 @@ func BenchmarkParse(b *testing.B) {
 		{"sglang-content", "chat", `{"id":"a1b2c3","object":"chat.completion.chunk","created":1732000000,"model":"qwen","choices":[{"index":0,"delta":{"role":null,"content":" word","reasoning_content":null,"tool_calls":null},"logprobs":null,"finish_reason":null,"matched_stop":null}],"usage":null}`},
 		{"usage", "chat", `{"id":"chatcmpl-9f2c","object":"chat.completion.chunk","created":1732000000,"model":"m","choices":[],"usage":{"prompt_tokens":550,"total_tokens":1550,"completion_tokens":1000,"prompt_tokens_details":{"cached_tokens":0}}}`},
 		{"done", "chat", `[DONE]`},
+		{"tgi-token", "huggingface_generate", `{"index":12,"token":{"id":1917,"text":" word","logprob":-0.25,"special":false},"generated_text":null,"details":null}`},
+		{"responses-delta", "responses", `{"type":"response.output_text.delta","sequence_number":14,"item_id":"msg_68af2b3c9e1c8190a5c3d1e2f4b6a7c8","output_index":0,"content_index":0,"delta":" word","logprobs":[]}`},
+		{"messages-delta", "messages", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" word"}}`},
 		{"completions", "completions", `{"id":"cmpl-1","object":"text_completion","created":1732000000,"model":"m","choices":[{"index":0,"text":" world","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}`},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

@@ -1,11 +1,14 @@
 // Package endpoint describes the endpoint types a run can target (OpenAI
-// chat, completions and embeddings, NIM embeddings, and the NIM, HF TEI and
-// Cohere rankings APIs): their metadata, the exact JSON body sent for a turn
-// of a conversation, and the parsing of each response (an SSE data payload or
-// a whole body) into a record.Response.
+// chat, completions and embeddings, NIM embeddings, the NIM, HF TEI and
+// Cohere rankings APIs, and the types registered by their own files, such
+// as TGI's huggingface_generate, OpenAI's responses and Anthropic's
+// messages): their metadata, the exact JSON body sent for a turn of a
+// conversation, and the parsing of each response (an SSE data payload or a
+// whole body) into a record.Response.
 package endpoint
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"strings"
@@ -23,6 +26,9 @@ type Endpoint struct {
 	Name string
 	// Path is the default URL path, used when no custom endpoint is given.
 	Path string
+	// StreamPath, when not empty, replaces Path for streaming requests
+	// (TGI's /generate_stream); see URLPath.
+	StreamPath string
 	// Title is the console table title.
 	Title string
 	// SupportsStreaming is false when --streaming must be silently turned off.
@@ -52,6 +58,76 @@ type Codec interface {
 	// Authorize sets the headers that carry the API key (key may be
 	// empty) and any the protocol requires on every request.
 	Authorize(h http.Header, key string)
+}
+
+// streamCodec is implemented by a Codec whose parse of a stream message
+// depends on the stream's earlier messages (see Endpoint.ParseStream).
+type streamCodec interface {
+	ParseStream(v *fastjson.Value, st *Stream) (resp record.Response, ok bool, err error)
+}
+
+// Stream is the parse state of one SSE stream, for ParseStream. The zero
+// value is ready for a new stream; a Stream must not be copied after use
+// or shared between streams.
+type Stream struct {
+	parts []streamPart
+	buf   [4]streamPart
+}
+
+// streamPart names one output part of a stream (a Responses API
+// output_index and content_index; -1 when absent).
+type streamPart struct{ output, content int64 }
+
+// seen reports whether p was marked.
+func (st *Stream) seen(p streamPart) bool {
+	for _, q := range st.parts {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// mark records p.
+func (st *Stream) mark(p streamPart) {
+	if st.seen(p) {
+		return
+	}
+	if st.parts == nil {
+		st.parts = st.buf[:0]
+	}
+	st.parts = append(st.parts, p)
+}
+
+// URLPath returns the default URL path of a request: StreamPath when
+// streaming and the type has one, else Path.
+func (e *Endpoint) URLPath(streaming bool) string {
+	if streaming && e.StreamPath != "" {
+		return e.StreamPath
+	}
+	return e.Path
+}
+
+// ParseStream parses one SSE data payload of the stream whose state is st,
+// as Parse does; types whose messages depend on earlier ones (the Responses
+// API's output_text.done, which repeats its part's deltas) use st. Use one
+// Stream per response stream.
+func (e *Endpoint) ParseStream(st *Stream, data []byte) (resp record.Response, ok bool, err error) {
+	sc, isStream := e.codec.(streamCodec)
+	if !isStream {
+		return e.Parse(data)
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || string(data) == "[DONE]" {
+		return resp, false, nil
+	}
+	p := parsers.Get()
+	defer parsers.Put(p)
+	v, err := p.ParseBytes(data)
+	if err != nil {
+		return resp, false, fmt.Errorf("endpoint: parse response: %w", err)
+	}
+	return sc.ParseStream(v, st)
 }
 
 // Register adds an endpoint type built and parsed by its codec, after the

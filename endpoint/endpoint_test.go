@@ -58,7 +58,15 @@ func TestLookupUnknown(t *testing.T) {
 
 func TestNames(t *testing.T) {
 	want := []string{"chat", "completions", "embeddings", "nim_embeddings", "nim_rankings", "hf_tei_rankings", "cohere_rankings"}
-	if got := Names(); !slices.Equal(got, want) {
+	// The built-in types come first; registered ones follow (in the order
+	// of their files' init functions).
+	got := Names()
+	if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
 		t.Errorf("Names() = %v", got)
+	}
+	for _, name := range []string{"huggingface_generate", "responses", "messages"} {
+		if !slices.Contains(got[len(want):], name) {
+			t.Errorf("Names() = %v, want %s registered", got, name)
+		}
 	}
 }

@@ -36,6 +36,11 @@ type Member struct {
 type Context struct {
 	// SystemPrompt is the conversation's system prompt ("" for none).
 	SystemPrompt string
+	// UserContext is the conversation's user-context prompt ("" for none).
+	UserContext string
+	// Tools is the tools list to send (the turn's, or in accumulating
+	// modes the latest earlier turn's), nil for none.
+	Tools json.RawMessage
 	// History holds the encoded chat message objects of the session's
 	// earlier turns (see Request), when the context mode accumulates.
 	History []json.RawMessage
@@ -127,7 +132,11 @@ func (e *Endpoint) body(t *dataset.Turn, cc *chatContext, o *Options) ([]byte, e
 	if o == nil {
 		o = &Options{}
 	}
-	extra, err := mergeTurnExtra(o.Extra, t.Extra)
+	runExtra := o.Extra
+	if _, owns := e.codec.(runExtraOwner); owns {
+		runExtra = nil
+	}
+	extra, err := mergeTurnExtra(runExtra, t.Extra)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +189,7 @@ func (e *Endpoint) body(t *dataset.Turn, cc *chatContext, o *Options) ([]byte, e
 		if e.codec == nil {
 			return nil, fmt.Errorf("endpoint: no payload for type %q", e.Name)
 		}
-		c := &Context{SystemPrompt: cc.system, History: cc.history, Options: o}
+		c := &Context{SystemPrompt: cc.system, UserContext: cc.userContext, History: cc.history, Tools: cc.tools, Options: o}
 		if members, err = e.codec.Members(members, t, c, streaming); err != nil {
 			return nil, err
 		}
@@ -191,6 +200,11 @@ func (e *Endpoint) body(t *dataset.Turn, cc *chatContext, o *Options) ([]byte, e
 	}
 	return writeObject(members, extra)
 }
+
+// runExtraOwner is implemented by a Codec that places the run's
+// --extra-inputs itself (in Members) instead of at the top level; the
+// turn's Extra is still merged at the top level.
+type runExtraOwner interface{ ownsRunExtra() }
 
 // mergeTurnExtra returns the extra fields of one request: the run's, then
 // the turn's object members (which win under writeObject's rule). It

@@ -36,12 +36,35 @@ func appendFinish(b []byte, finish string) []byte {
 	return append(append(append(b, '"'), finish...), '"')
 }
 
-// shape holds what differs between chat and completion responses.
+// shape holds what differs between chat and completion responses. A shape
+// with a framer (TGI, Responses, Anthropic) builds its events and bodies
+// with it instead, on the same generation and timing.
 type shape struct {
 	idPrefix    string // "chatcmpl-" or "cmpl-"
 	object      string // non-streaming object
 	chunkObject string // streaming object
 	chat        bool
+	fr          framer // nil for chat and completions
+}
+
+// framer writes the events and bodies of an API that is not OpenAI's chat
+// or completions. Each method appends to b and returns it.
+type framer interface {
+	// start appends the events sent as soon as a stream begins (none: b).
+	start(b []byte, g *generation) []byte
+	// token appends token event k, whose field carries words [from,
+	// from+count) of the cycle, with any framing due before it (k == 0
+	// opens the first content block); last is true for the final event.
+	token(b []byte, g *generation, k, field, from, count int, last bool) []byte
+	// end appends the events that close the stream, usage among them.
+	end(b []byte, g *generation) []byte
+	// body appends the whole non-streaming response.
+	body(b []byte, g *generation) []byte
+	// reasons reports whether reasoning tokens are generated.
+	reasons() bool
+	// prepare reads the API's own request fields: it returns the prompt
+	// texts and sets the request's limit (MaxTokens) and Stream.
+	prepare(r *request) ([]string, error)
 }
 
 var (

@@ -25,7 +25,10 @@ type generation struct {
 	er      engineReq // its state in the simulated vLLM engine
 }
 
-// serveGenerate answers POST /v1/chat/completions and /v1/completions.
+// serveGenerate answers POST /v1/chat/completions and /v1/completions, and
+// the routes of the framed shapes (TGI, Responses, Anthropic), whose
+// prompt texts and limits decodeRequest has put in req.texts and
+// req.MaxTokens.
 func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, ep endpoint, sh *shape) {
 	a, ok := s.admit(w, r, ep)
 	if !ok {
@@ -34,7 +37,13 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, ep endpoi
 	defer a.done()
 	arrival, seq, rec, req := a.arrival, a.seq, a.rec, a.req
 	texts, ids := req.chatTexts(), 0
-	if !sh.chat {
+	if sh.fr != nil {
+		var err error
+		if texts, err = sh.fr.prepare(req); err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
+			return
+		}
+	} else if !sh.chat {
 		in, err := parseInputs(req.Prompt)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
@@ -44,7 +53,7 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, ep endpoi
 	}
 
 	g := &generation{s: s, sh: sh, req: req, seq: seq, arrival: arrival, rec: rec}
-	g.plan = s.cfg.planTokens(req, sh.chat)
+	g.plan = s.cfg.planTokens(req, sh.chat || (sh.fr != nil && sh.fr.reasons()))
 	g.usage = usage{prompt: s.countPrompt(texts) + ids, completion: g.plan.total(), reasoning: g.plan.reasoning}
 	s.m.promptTokens.Add(uint64(g.usage.prompt))
 	g.start = int(seq*97) & (words.n - 1)
@@ -96,14 +105,19 @@ func (g *generation) respond(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bp := eventPool.Get().(*[]byte)
-	b := g.sh.appendHead((*bp)[:0], g.sh.object, g.seq, g.arrival.Unix(), g.req.Model)
-	b = g.sh.appendBodyChoice(b, g.plan, g.start)
-	b = append(b, ']')
-	if !s.cfg.NoUsage {
-		b = append(b, `,"usage":`...)
-		b = appendUsage(b, g.usage)
+	var b []byte
+	if g.sh.fr != nil {
+		b = g.sh.fr.body((*bp)[:0], g)
+	} else {
+		b = g.sh.appendHead((*bp)[:0], g.sh.object, g.seq, g.arrival.Unix(), g.req.Model)
+		b = g.sh.appendBodyChoice(b, g.plan, g.start)
+		b = append(b, ']')
+		if !s.cfg.NoUsage {
+			b = append(b, `,"usage":`...)
+			b = appendUsage(b, g.usage)
+		}
+		b = append(b, '}')
 	}
-	b = append(b, '}')
 	s.m.contentTokens.Add(uint64(g.plan.content))
 	s.m.reasoningTokens.Add(uint64(g.plan.reasoning))
 	s.engine.body(&g.er, ttft, at, g.nEvents, g.plan.total(), g.plan.finish)

@@ -14,10 +14,13 @@ const (
 	epChat endpoint = iota
 	epCompletions
 	epEmbeddings
+	epTGI
+	epResponses
+	epMessages
 	numEndpoints
 )
 
-var endpointNames = [numEndpoints]string{"chat", "completions", "embeddings"}
+var endpointNames = [numEndpoints]string{"chat", "completions", "embeddings", "huggingface_generate", "responses", "messages"}
 
 // fault indexes the injected-fault counters.
 type fault int

@@ -23,6 +23,15 @@ type request struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	Dimensions int `json:"dimensions"`
+
+	// Fields of the other APIs, read by their framers' prepare.
+	Inputs     *string `json:"inputs"` // TGI
+	Parameters struct {
+		MaxNewTokens *int `json:"max_new_tokens"`
+	} `json:"parameters"` // TGI
+	Instructions    string  `json:"instructions"`      // Responses
+	MaxOutputTokens *int    `json:"max_output_tokens"` // Responses
+	System          content `json:"system"`            // Anthropic: a string or text blocks
 }
 
 // message is one chat message; only its text content matters.
@@ -76,7 +85,7 @@ func decodeRequest(body []byte) (*request, error) {
 	if err := json.Unmarshal(body, req); err != nil {
 		return nil, fmt.Errorf("decode request: %w", err)
 	}
-	for _, p := range []*int{req.MaxTokens, req.MaxCompletionTokens} {
+	for _, p := range []*int{req.MaxTokens, req.MaxCompletionTokens, req.Parameters.MaxNewTokens, req.MaxOutputTokens} {
 		if p != nil && *p < 0 {
 			return nil, fmt.Errorf("max tokens %d is negative", *p)
 		}

@@ -35,7 +35,8 @@ func (e *sse) send(kind EventKind, tokens int, b []byte) bool {
 }
 
 // stream sends the response as server-sent events: the role chunk at once
-// (chat), each token event at its deadline, then usage and [DONE]. A
+// (chat), each token event at its deadline, then usage and [DONE]; a shape
+// with a framer sends its own start, token and end events instead. A
 // response of zero tokens still sends one (empty) event carrying the
 // finish reason, at the TTFT deadline.
 func (g *generation) stream(w http.ResponseWriter, r *http.Request) {
@@ -57,7 +58,12 @@ func (g *generation) stream(w http.ResponseWriter, r *http.Request) {
 		eventPool.Put(bp)
 	}()
 
-	if g.sh.chat && !s.cfg.NoRoleChunk {
+	fr := g.sh.fr
+	if fr != nil {
+		if b = fr.start(b[:0], g); len(b) > 0 && !out.send(EventRole, 0, b) {
+			return
+		}
+	} else if g.sh.chat && !s.cfg.NoRoleChunk {
 		b = g.sh.appendChunkChoice(append(b[:0], head...), fieldRole, 0, 0, "")
 		b = append(b, "]}\n\n"...)
 		if !out.send(EventRole, 0, b) {
@@ -105,8 +111,12 @@ func (g *generation) stream(w http.ResponseWriter, r *http.Request) {
 		if k == last {
 			finish = g.plan.finish
 		}
-		b = g.sh.appendChunkChoice(append(b[:0], head...), field, g.start+from, count, finish)
-		b = append(b, "]}\n\n"...)
+		if fr != nil {
+			b = fr.token(b[:0], g, k, field, g.start+from, count, k == last)
+		} else {
+			b = g.sh.appendChunkChoice(append(b[:0], head...), field, g.start+from, count, finish)
+			b = append(b, "]}\n\n"...)
+		}
 		if !out.send(kind, count, b) {
 			return
 		}
@@ -116,6 +126,12 @@ func (g *generation) stream(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.engine.finished(&g.er, g.plan.finish)
+	if fr != nil {
+		if b = fr.end(b[:0], g); len(b) > 0 {
+			out.send(EventUsage, 0, b)
+		}
+		return
+	}
 	if !s.cfg.NoUsage && g.req.StreamOptions.IncludeUsage {
 		b = append(append(b[:0], head...), `],"usage":`...)
 		b = appendUsage(b, g.usage)
