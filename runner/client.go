@@ -28,8 +28,10 @@ const maxErrorBody = 4 << 10
 
 // sender sends one request and measures it. It is safe for concurrent use.
 type sender struct {
-	client  *http.Client
-	url     string
+	client *http.Client
+	// urls are the request URLs, one per --url; a record goes to
+	// urls[rec.URLIndex].
+	urls    []string
 	ep      *endpoint.Endpoint
 	header  http.Header // static headers; cloned per request
 	clock   *record.Clock
@@ -138,7 +140,7 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 	}
 	var resp *http.Response
 	for {
-		req, err := http.NewRequestWithContext(traced, http.MethodPost, s.url, bytes.NewReader(payload))
+		req, err := http.NewRequestWithContext(traced, http.MethodPost, s.urls[rec.URLIndex], bytes.NewReader(payload))
 		if err != nil {
 			s.fail(rec, 0, "RequestError", s.errorText(err))
 			return
@@ -207,7 +209,8 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 // parsing, and parses them into responses.
 func (s *sender) readStream(ctx context.Context, rec *record.Record, body io.Reader) {
 	rd := sse.NewReader(body, s.clock.Now)
-	signalled := false // the first token was reported to the prefill limit
+	var st endpoint.Stream // this stream's parse state (responses: deltas seen)
+	signalled := false     // the first token was reported to the prefill limit
 	for {
 		msg, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -230,7 +233,7 @@ func (s *sender) readStream(ctx context.Context, rec *record.Record, body io.Rea
 			s.fail(rec, 0, "StreamError", strings.TrimSpace(string(msg.Data)))
 			return
 		}
-		r, ok, err := s.ep.Parse(msg.Data)
+		r, ok, err := s.ep.ParseStream(&st, msg.Data)
 		if err != nil {
 			s.failParse(rec, msg.Data, err)
 			return
@@ -294,7 +297,11 @@ func (s *sender) errorText(err error) string {
 		c.URL = secret.URL(c.URL)
 		err = &c
 	}
-	return strings.ReplaceAll(err.Error(), s.url, secret.URL(s.url))
+	msg := err.Error()
+	for _, u := range s.urls {
+		msg = strings.ReplaceAll(msg, u, secret.URL(u))
+	}
+	return msg
 }
 
 func isEventStream(contentType string) bool {

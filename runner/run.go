@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +22,6 @@ import (
 
 	"github.com/aiperf-go/aiperf/dataset"
 	"github.com/aiperf-go/aiperf/endpoint"
-	"github.com/aiperf-go/aiperf/internal/secret"
 	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/record"
 	"github.com/aiperf-go/aiperf/tokenizer"
@@ -112,6 +112,9 @@ type run struct {
 	mcfg     *metrics.Config
 	// tel owns the run's telemetry; nil before it starts.
 	tel *telemetryRun
+	// tls is the TLS configuration of https targets and their /metrics
+	// (see tlsConfig); nil means Go's defaults.
+	tls *tls.Config
 }
 
 // Run executes the benchmark described by cfg (already validated) and writes
@@ -137,16 +140,19 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 		log.Warn("endpoint type does not support streaming; --streaming turned off", "endpoint_type", ep.Name)
 		cfg.Streaming = false
 	}
-	base, err := NormalizeURL(cfg.URL)
-	if err != nil {
-		return nil, fmt.Errorf("url %s: %w", secret.URL(cfg.URL), unwrapURLError(err))
-	}
 	path := cfg.EndpointPath
 	if path == "" {
-		path = ep.Path
+		path = ep.URLPath(cfg.Streaming)
 	}
-	target := base.JoinPath(path).String()
-	if err := checkReachable(ctx, base.Host, base.Scheme); err != nil {
+	bases, targets, err := cfg.targets(path)
+	if err != nil {
+		return nil, err
+	}
+	tc, err := tlsConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkAllReachable(ctx, bases, tc); err != nil {
 		return nil, err
 	}
 
@@ -177,6 +183,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 	transport := opts.Transport
 	if transport == nil {
 		tr := newTransport(cfg.EffectiveConcurrency())
+		tr.TLSClientConfig = tc
 		tr.DisableKeepAlives = cfg.ConnectionReuse == "never"
 		defer tr.CloseIdleConnections()
 		transport = tr
@@ -188,7 +195,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 	}
 	r.sender = &sender{
 		client:  &http.Client{Transport: transport},
-		url:     target,
+		urls:    targets,
 		ep:      ep,
 		header:  staticHeaders(cfg, ep, opts.Version),
 		clock:   r.clock,
@@ -210,20 +217,15 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 		Goodput:             goodput,
 		HTTPTrace:           traceHTTP(cfg),
 	}
-	r.log.Info("benchmark starting", "url", secret.URL(target), "model", cfg.Models, "mode", cfg.Mode(), "run_id", arts.run.ID, "store", arts.run.Location())
+	r.tls = tc
+	r.log.Info("benchmark starting", "url", redactedURLs(targets), "model", cfg.Models, "mode", cfg.Mode(), "run_id", arts.run.ID, "store", arts.run.Location())
 	return r.execute(ctx, ep, arts)
 }
 
 // checkReachable dials the server once so that an unreachable server is a
 // clear error before any request is counted.
 func checkReachable(ctx context.Context, host, scheme string) error {
-	if _, _, err := net.SplitHostPort(host); err != nil {
-		if scheme == "https" {
-			host = net.JoinHostPort(host, "443")
-		} else {
-			host = net.JoinHostPort(host, "80")
-		}
-	}
+	host = hostPort(host, scheme)
 	d := net.Dialer{Timeout: 5 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", host)
 	if err != nil {
@@ -256,6 +258,7 @@ func (r *run) newRecord(spec *phaseSpec, c credit, s *session) *record.Record {
 		Phase:                 spec.phase,
 		WorkerID:              workerID(s.slot),
 		Model:                 turn.Model,
+		URLIndex:              s.url,
 		CreditIssuedNS:        c.intended,
 		InputTokens:           turn.InputTokens,
 		RequestedOutputTokens: turn.MaxTokens,
