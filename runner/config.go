@@ -21,6 +21,8 @@ type Config struct {
 	URL                    string
 	EndpointPath           string // custom path; "" = the endpoint type's
 	EndpointType           string // chat | completions | embeddings
+	EndpointTemplate       string // template type: Jinja2 body, named, file or inline (endpoint.TemplateConfig)
+	EndpointResponseField  string // template type: JMESPath into the response; "" = auto-detect
 	Streaming              bool
 	RequestTimeout         time.Duration
 	APIKey                 string   // secret: never stored or logged

@@ -106,6 +106,9 @@ func (r *run) buildDataset(ctx context.Context, tok tokenizer.Tokenizer) error {
 	if err != nil {
 		return fmt.Errorf("extra inputs: %w", err)
 	}
+	if extra, err = r.configureTemplate(extra); err != nil {
+		return err
+	}
 	r.epOpts = &endpoint.Options{Streaming: r.cfg.Streaming, LegacyMaxTokens: r.cfg.UseLegacyMaxTokens, Extra: extra}
 	r.storedOpts = r.epOpts
 	if redacted, secret := redactFields(extra); secret {

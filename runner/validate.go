@@ -72,6 +72,7 @@ func (c *Config) Validate() error {
 	if c.EndpointPath != "" && !strings.HasPrefix(c.EndpointPath, "/") {
 		add("--endpoint %q must be a path starting with '/', e.g. --endpoint /v1/chat/completions", c.EndpointPath)
 	}
+	p = append(p, c.templateProblems()...)
 	if c.RequestTimeout <= 0 {
 		add("--request-timeout-seconds must be > 0")
 	}

@@ -1,0 +1,141 @@
+package mockserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// The Solido RAG prompt API (aiperf's solido_rag endpoint type).
+func init() {
+	routes = append(routes, route{"POST /rag/api/prompt", func(s *Server) http.HandlerFunc { return s.serveSolido }})
+}
+
+// solidoRequest is the part of a Solido RAG request the server reads.
+type solidoRequest struct {
+	Query          []string `json:"query"`
+	InferenceModel string   `json:"inference_model"`
+	Stream         bool     `json:"stream"`
+	MaxTokens      *int     `json:"max_tokens"`
+}
+
+// solidoSources are the retrieved documents every answer cites.
+const solidoSources = `[{"document":"sde_user_guide.pdf","page":12,"score":0.91},{"document":"sde_release_notes.pdf","page":3,"score":0.74}]`
+
+// serveSolido answers POST /rag/api/prompt: Config.OutputTokens words of
+// content (max_tokens, when the body has it, instead), as
+// server-sent events of {"content":…} (the first also carrying "sources")
+// when the client accepts text/event-stream or the body asks "stream":true,
+// else one {"content":…,"sources":[…]} body. Timing and faults follow the
+// configuration as for chat; requests count as chat requests in the mock's
+// metrics and do not drive the simulated vLLM engine. A query that is not a
+// non-empty list of strings is a 400.
+func (s *Server) serveSolido(w http.ResponseWriter, r *http.Request) {
+	// admit reads the body as an OpenAI request; a copy is kept for the
+	// Solido fields.
+	var body bytes.Buffer
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.TeeReader(r.Body, &body), r.Body}
+	a, ok := s.admit(w, r, epChat)
+	if !ok {
+		return
+	}
+	defer a.done()
+	var req solidoRequest
+	if err := json.Unmarshal(body.Bytes(), &req); err != nil || len(req.Query) == 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "query must be a non-empty list of strings")
+		return
+	}
+	s.m.promptTokens.Add(uint64(s.countPrompt(req.Query)))
+	n := s.cfg.OutputTokens
+	if req.MaxTokens != nil && *req.MaxTokens >= 0 {
+		n = *req.MaxTokens
+	}
+	tpc := s.cfg.TokensPerChunk
+	events := (n + tpc - 1) / tpc
+	sched := newSchedule(&s.cfg, a.seq, a.arrival, events)
+	if sched.errorFault {
+		s.m.faults[faultError].Add(1)
+		a.rec.add(EventError, 0)
+		writeError(w, s.cfg.ErrorStatus, "server_error", "injected error")
+		return
+	}
+	if sched.stallAt >= 0 {
+		s.m.faults[faultStall].Add(1)
+	}
+	start := int(a.seq*97) & (words.n - 1)
+	var wt waiter
+	if !req.Stream && !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+		if !wt.until(r.Context(), s.done, a.arrival.Add(sched.lastDeadline(events))) {
+			return
+		}
+		if s.solidoFault(w, a.rec, sched, -1) {
+			return
+		}
+		if sched.malformedAt >= 0 {
+			s.m.faults[faultMalformed].Add(1)
+			a.rec.add(EventMalformed, 0)
+			writeJSON(w, http.StatusOK, []byte("{not json"))
+			return
+		}
+		b := append(words.appendTokens([]byte(`{"content":"`), start, n), `","sources":`+solidoSources+`}`...)
+		s.m.contentTokens.Add(uint64(n))
+		a.rec.add(EventBody, n)
+		writeJSON(w, http.StatusOK, b)
+		return
+	}
+	h := w.Header()
+	h["Content-Type"] = sseType
+	h["Cache-Control"] = noCache
+	f, _ := w.(http.Flusher)
+	out := &sse{w: w, f: f, rec: a.rec}
+	w.WriteHeader(http.StatusOK)
+	var b []byte
+	for k := range max(events, 1) {
+		if !wt.until(r.Context(), s.done, a.arrival.Add(sched.nextDeadline())) {
+			return
+		}
+		if s.solidoFault(w, a.rec, sched, k) {
+			return
+		}
+		if k == sched.malformedAt {
+			s.m.faults[faultMalformed].Add(1)
+			if !out.send(EventMalformed, 0, malformedEvent) {
+				return
+			}
+		}
+		from, count := k*tpc, min(tpc, n-k*tpc)
+		count = max(count, 0)
+		b = words.appendTokens(append(b[:0], `data: {"content":"`...), start+from, count)
+		b = append(b, '"')
+		if k == 0 {
+			b = append(b, `,"sources":`+solidoSources...)
+		}
+		b = append(b, "}\n\n"...)
+		s.m.contentTokens.Add(uint64(count))
+		if !out.send(EventContent, count, b) {
+			return
+		}
+		if k == 0 {
+			s.m.observeTTFT(time.Since(a.arrival))
+		}
+	}
+}
+
+// solidoFault injects the connection reset due at event k: for a body
+// (k < 0), any reset, else the one before event k. It reports whether the
+// response is over.
+func (s *Server) solidoFault(w http.ResponseWriter, rec *recorder, sched *schedule, k int) bool {
+	if sched.resetAt >= 0 && (k < 0 || k == sched.resetAt) {
+		s.m.faults[faultReset].Add(1)
+		rec.add(EventReset, 0)
+		reset(w)
+		return true
+	}
+	return false
+}
