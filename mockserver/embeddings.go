@@ -18,7 +18,7 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer a.done()
-	arrival, seq, rec, req := a.arrival, a.seq, a.rec, a.req
+	rec, req := a.rec, a.req
 	in, err := parseInputs(req.Input)
 	if err == nil && in.count() == 0 {
 		err = errNoInput
@@ -30,30 +30,7 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 	prompt := s.countPrompt(in.texts) + in.tokens
 	s.m.promptTokens.Add(uint64(prompt))
 
-	sched := newSchedule(&s.cfg, seq, arrival, 1)
-	if sched.errorFault {
-		s.m.faults[faultError].Add(1)
-		rec.add(EventError, 0)
-		writeError(w, s.cfg.ErrorStatus, "server_error", "injected error")
-		return
-	}
-	if sched.stallAt >= 0 {
-		s.m.faults[faultStall].Add(1)
-	}
-	var wt waiter
-	if !wt.until(r.Context(), s.done, arrival.Add(sched.lastDeadline(1))) {
-		return
-	}
-	switch {
-	case sched.resetAt >= 0:
-		s.m.faults[faultReset].Add(1)
-		rec.add(EventReset, 0)
-		reset(w)
-		return
-	case sched.malformedAt >= 0:
-		s.m.faults[faultMalformed].Add(1)
-		rec.add(EventMalformed, 0)
-		writeJSON(w, http.StatusOK, []byte("{not json"))
+	if !s.awaitOnce(w, r, a) {
 		return
 	}
 
@@ -99,6 +76,42 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, b)
 	*bp = b
 	eventPool.Put(bp)
+}
+
+// awaitOnce schedules a one-shot (non-streaming) answer to the admitted
+// request a: it waits for its TTFT (plus any stall) and applies the faults
+// that the schedule draws (an error status, a reset, a malformed body).
+// It reports whether the caller should now write its body; when false, the
+// request has been answered or abandoned (the client went away, or the
+// server closed).
+func (s *Server) awaitOnce(w http.ResponseWriter, r *http.Request, a admitted) bool {
+	sched := newSchedule(&s.cfg, a.seq, a.arrival, 1)
+	if sched.errorFault {
+		s.m.faults[faultError].Add(1)
+		a.rec.add(EventError, 0)
+		writeError(w, s.cfg.ErrorStatus, "server_error", "injected error")
+		return false
+	}
+	if sched.stallAt >= 0 {
+		s.m.faults[faultStall].Add(1)
+	}
+	var wt waiter
+	if !wt.until(r.Context(), s.done, a.arrival.Add(sched.lastDeadline(1))) {
+		return false
+	}
+	switch {
+	case sched.resetAt >= 0:
+		s.m.faults[faultReset].Add(1)
+		a.rec.add(EventReset, 0)
+		reset(w)
+		return false
+	case sched.malformedAt >= 0:
+		s.m.faults[faultMalformed].Add(1)
+		a.rec.add(EventMalformed, 0)
+		writeJSON(w, http.StatusOK, []byte("{not json"))
+		return false
+	}
+	return true
 }
 
 // embedding fills vec with a unit vector drawn from seed (splitmix64) and
