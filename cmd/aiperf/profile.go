@@ -11,6 +11,7 @@ import (
 	"github.com/peterbourgon/ff/v4"
 	"github.com/peterbourgon/ff/v4/ffval"
 
+	"github.com/aiperf-go/aiperf/endpoint"
 	"github.com/aiperf-go/aiperf/internal/command"
 	"github.com/aiperf-go/aiperf/internal/secret"
 	"github.com/aiperf-go/aiperf/runner"
@@ -66,7 +67,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	ep.add(0, "model-selection-strategy", str(&cfg.ModelSelectionStrategy), "how a model is chosen per request: round_robin or random")
 	ep.add('u', "url", str(&cfg.URL), "base `URL` of the server")
 	ep.add(0, "endpoint", str(&cfg.EndpointPath), "custom endpoint `PATH` (default: the endpoint type's path)", "custom-endpoint")
-	ep.add(0, "endpoint-type", str(&cfg.EndpointType), "endpoint `TYPE`: chat, completions, embeddings, nim_embeddings, nim_rankings, hf_tei_rankings, cohere_rankings, solido_rag or template")
+	ep.add(0, "endpoint-type", str(&cfg.EndpointType), "endpoint `TYPE`: "+strings.Join(endpoint.Names(), ", "))
 	ep.add(0, "streaming", boolean(&cfg.Streaming), "stream responses (SSE); required for TTFT and ITL")
 	ep.add(0, "request-timeout-seconds", secondsValue{d: &cfg.RequestTimeout}, "per-request timeout in `SECONDS`")
 	ep.add(0, "api-key", str(&cfg.APIKey), "API `KEY`, sent as Authorization: Bearer (never stored)")
