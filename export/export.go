@@ -47,6 +47,10 @@ type RunInfo struct {
 	// "run_validity" (aiperf-go's verdict on its own schedule; AIPerf has no
 	// such key). Marshalled like InputConfig.
 	Validity any
+	// URLs, when not nil, is written after "run_validity" as "url_summary":
+	// the requests and errors per --url of a run with several (AIPerf has
+	// no such key). Marshalled like InputConfig.
+	URLs any
 	// Title is the console table's metrics title, e.g. "LLM Metrics"; ""
 	// writes "LLM Metrics".
 	Title string

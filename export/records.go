@@ -26,6 +26,10 @@ type RecordWriter struct {
 	// TraceData adds each record's HTTP trace as "trace_data" between
 	// "metrics" and "error" (--export-http-trace; see AppendTraceData).
 	TraceData bool
+	// URLIndex adds each record's URLIndex as "url_index", the last
+	// metadata member (runs with several --url; AIPerf 0.13 keeps its
+	// url_index internal and writes none).
+	URLIndex bool
 
 	bw    *bufio.Writer
 	clock *record.Clock
@@ -87,6 +91,10 @@ func (rw *RecordWriter) Write(rec *record.Record, vals []metrics.RecordValue) er
 		b = rw.appendWall(b, rec.CancelledNS)
 	} else {
 		b = append(b, "null"...)
+	}
+	if rw.URLIndex {
+		b = append(b, `,"url_index":`...)
+		b = strconv.AppendInt(b, int64(rec.URLIndex), 10)
 	}
 
 	b = append(b, `},"metrics":{`...)

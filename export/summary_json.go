@@ -125,6 +125,12 @@ func WriteSummaryJSON(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 			return fmt.Errorf("run_validity: %w", err)
 		}
 	}
+	if info.URLs != nil {
+		member("url_summary")
+		if err := iw.encodeValue(reflect.ValueOf(info.URLs), 1); err != nil {
+			return fmt.Errorf("url_summary: %w", err)
+		}
+	}
 	iw.newline(0)
 	iw.b = append(iw.b, '}')
 	if _, err := w.Write(iw.b); err != nil {

@@ -2,6 +2,7 @@ package mockserver
 
 import (
 	"cmp"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"strings"
@@ -148,6 +149,12 @@ type Config struct {
 	// event; see Server.Timeline. Memory grows with the number of requests,
 	// so it is meant for tests.
 	RecordTimelines bool
+
+	// TLS, when not nil, makes Start serve HTTPS (HTTP/1.1 over TLS) with
+	// it: its Certificates must hold the server's certificate (see
+	// SelfSigned and LoadKeyPair). URL then starts with https://. The
+	// DCGMAddr listener stays plain HTTP.
+	TLS *tls.Config
 }
 
 // withDefaults returns c with zero fields replaced by their defaults, or an

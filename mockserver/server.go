@@ -19,6 +19,7 @@ package mockserver
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -145,6 +146,9 @@ func (s *Server) Start(ctx context.Context) error {
 			return fmt.Errorf("listen dcgm: %w", err)
 		}
 	}
+	if s.cfg.TLS != nil {
+		ln = tls.NewListener(ln, s.cfg.TLS)
+	}
 	s.started = true
 	s.ln = ln
 	s.srv = newHTTPServer(s.handler)
@@ -205,8 +209,13 @@ func (s *Server) Addr() string {
 	return s.cfg.Addr
 }
 
-// URL returns "http://" + Addr().
-func (s *Server) URL() string { return "http://" + s.Addr() }
+// URL returns "http://" + Addr(), or "https://" + Addr() with Config.TLS.
+func (s *Server) URL() string {
+	if s.cfg.TLS != nil {
+		return "https://" + s.Addr()
+	}
+	return "http://" + s.Addr()
+}
 
 // DCGMAddr returns the address of the fake GPUs' own listener (host:port,
 // with the actual port once started), or "" when Config.DCGMAddr is

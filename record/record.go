@@ -77,6 +77,9 @@ type Record struct {
 	WorkerID       string
 	// Model is the model name sent in the payload.
 	Model string
+	// URLIndex is the index of the --url the request was sent to (0 with
+	// one URL); every turn of a session has its first turn's.
+	URLIndex int
 
 	// CreditIssuedNS is the intended send time from the schedule.
 	CreditIssuedNS int64

@@ -137,6 +137,7 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock, stores
 		a.recW = export.NewRecordWriter(a.records.stream, clock)
 		// --export-http-trace adds the raw trace to the JSONL (§2.3).
 		a.recW.TraceData = cfg.ExportHTTPTrace
+		a.recW.URLIndex = len(cfg.BaseURLs()) > 1
 	}
 	if cfg.ExportLevel == "raw" {
 		if a.raw, err = open(a.names.raw, "raw"); err != nil {

@@ -30,6 +30,18 @@ type Config struct {
 	ExtraInputs            []string // "key:value" or a JSON object
 	UseLegacyMaxTokens     bool
 	UseServerTokenCount    bool
+
+	// URLs are every --url base in the order given when there are several
+	// (requests go round robin, every turn of a session to its first
+	// turn's URL); nil means URL alone, which is always URLs[0]. See
+	// BaseURLs.
+	URLs        []string
+	URLStrategy string // --url-strategy: round_robin (AIPerf's only one)
+	// Insecure skips TLS certificate verification (--insecure; AIPerf:
+	// AIPERF_HTTP_SSL_VERIFY=false). CACert is a PEM file of CA
+	// certificates trusted beside the system's (SSL_CERT_FILE also works).
+	Insecure bool
+	CACert   string
 	// Labels are "key=value" tags stored in the manifest (--label), e.g.
 	// gpu=h100; aiperf-report groups and filters runs by them.
 	Labels []string
@@ -230,6 +242,7 @@ func Defaults() Config {
 	return Config{
 		ModelSelectionStrategy:            "round_robin",
 		URL:                               "localhost:8000",
+		URLStrategy:                       "round_robin",
 		EndpointType:                      "chat",
 		RequestTimeout:                    21600 * time.Second,
 		ISLMean:                           550,

@@ -49,6 +49,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	var live counters
 	var sinkErr error
 	var valid validityTracker
+	perURL := newURLTally(r.sender.urls)
 	var slices *timeslice.Accumulator
 	if r.cfg.SliceDuration > 0 {
 		slices = timeslice.New(r.mcfg, r.cfg.SliceDuration, 0)
@@ -66,6 +67,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 			return
 		}
 		valid.add(p.rec)
+		perURL.add(p.rec)
 		acc.Add(p.rec, p.vals)
 		if slices != nil {
 			slices.Add(p.rec, p.vals)
@@ -171,6 +173,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	}
 	info := r.runInfo(ep, res.Summary, specs, interrupted)
 	info.Validity = res.Validity
+	info.URLs = perURL.summary()
 	if telRes != nil {
 		early = append(early, r.writeTelemetry(storeCtx, arts, telRes, manifest, info))
 	}
@@ -182,7 +185,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		return res, err
 	}
 	if r.opts.Stdout != nil {
-		for _, line := range res.Validity.consoleLines() {
+		for _, line := range append(perURL.consoleLines(), res.Validity.consoleLines()...) {
 			fmt.Fprintln(r.opts.Stdout, line)
 		}
 		if targetDown != "" {

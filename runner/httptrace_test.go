@@ -37,7 +37,7 @@ func newTraceSender(t testing.TB, baseURL string, streaming bool) *sender {
 	tr := newTransport(8)
 	t.Cleanup(tr.CloseIdleConnections)
 	return &sender{
-		client: &http.Client{Transport: tr}, url: baseURL + ep.Path, ep: ep,
+		client: &http.Client{Transport: tr}, urls: []string{baseURL + ep.Path}, ep: ep,
 		header: staticHeaders(cfg, ep, "test"), clock: record.NewClock(),
 		timeout: 30 * time.Second, trace: true,
 	}

@@ -34,6 +34,7 @@ type modelsConfig struct {
 
 type endpointConfig struct {
 	URLs                []string `json:"urls"`
+	URLStrategy         string   `json:"url_strategy"`
 	Type                string   `json:"type"`
 	Path                string   `json:"path,omitempty"`
 	Streaming           bool     `json:"streaming"`
@@ -83,7 +84,7 @@ func (r *run) buildInputConfig(specs []*phaseSpec) *inputConfig {
 	ic := &inputConfig{
 		Models: modelsConfig{Strategy: c.ModelSelectionStrategy},
 		Endpoint: endpointConfig{
-			URLs: []string{c.URL}, Type: c.EndpointType, Path: c.EndpointPath, Streaming: c.Streaming,
+			URLs: c.BaseURLs(), URLStrategy: c.URLStrategy, Type: c.EndpointType, Path: c.EndpointPath, Streaming: c.Streaming,
 			TimeoutSeconds: c.RequestTimeout.Seconds(), APIKey: c.APIKey, Headers: c.Headers, ExtraInputs: c.ExtraInputs,
 			UseLegacyMaxTokens: c.UseLegacyMaxTokens, UseServerTokenCount: c.UseServerTokenCount,
 		},

@@ -17,6 +17,7 @@ func (c Config) Redact() Config {
 		c.APIKey = secret.Redacted
 	}
 	c.URL = secret.URL(c.URL)
+	c.URLs = mapStrings(c.URLs, secret.URL)
 	c.Headers = mapStrings(c.Headers, secret.Header)
 	c.ExtraInputs = mapStrings(c.ExtraInputs, secret.Extra)
 	return c

@@ -27,6 +27,7 @@ type session struct {
 	corrID string                // X-Correlation-ID of every turn
 	turn   int                   // the next turn to send
 	turns  int                   // how many of c's turns it sends (the first ones)
+	url    int                   // index of the --url every turn goes to (run.urlIndex)
 	// history holds the chat messages of the turns sent so far (user turn,
 	// then the live assistant reply) when the conversation accumulates.
 	history []json.RawMessage
@@ -42,7 +43,7 @@ type sessionCounter struct{ n atomic.Int64 }
 func (sc *sessionCounter) start(r *run, conv int) *session {
 	num := int(sc.n.Add(1)) - 1
 	c := &r.convs[conv]
-	return &session{conv: conv, c: c, num: num, corrID: uuid.NewString(), turns: len(c.Turns)}
+	return &session{conv: conv, c: c, num: num, corrID: uuid.NewString(), turns: len(c.Turns), url: r.urlIndex(num)}
 }
 
 // done reports whether every turn of the session has been sent.

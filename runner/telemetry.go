@@ -74,9 +74,11 @@ func (r *run) telemetryCollectors(client *http.Client) []telemetry.Collector {
 	var cs []telemetry.Collector
 	if !r.cfg.NoServerMetrics {
 		var urls []string
-		if base, err := NormalizeURL(r.cfg.URL); err == nil {
-			if u, err := telemetry.MetricsURL(base.String()); err == nil {
-				urls = append(urls, u)
+		for _, raw := range r.cfg.BaseURLs() { // every --url's server
+			if base, err := NormalizeURL(raw); err == nil {
+				if u, err := telemetry.MetricsURL(base.String()); err == nil && !slices.Contains(urls, u) {
+					urls = append(urls, u)
+				}
 			}
 		}
 		for _, s := range r.cfg.ServerMetrics {
@@ -118,6 +120,7 @@ func (r *run) telemetryCollectors(client *http.Client) []telemetry.Collector {
 // nothing reachable it polls nothing, and finish reports the probe.
 func (r *run) startTelemetry(ctx context.Context, arts *artifacts, header http.Header) (*telemetryRun, error) {
 	tr := telemetryTransport()
+	tr.TLSClientConfig = r.tls
 	client := &http.Client{Transport: tr}
 	cs := r.telemetryCollectors(client)
 	t := &telemetryRun{log: r.log, clock: r.clock, collectors: cs, transport: tr}
@@ -198,7 +201,7 @@ func (r *run) explicitTelemetryURLs() []string {
 // for the info metrics when server metrics are on; it returns that scrape
 // too (nil without one).
 func (r *run) identify(ctx context.Context, client *http.Client, header http.Header) (*telemetry.Server, map[string]*dto.MetricFamily) {
-	base, err := NormalizeURL(r.cfg.URL)
+	base, err := NormalizeURL(r.cfg.BaseURLs()[0]) // the first --url's server
 	if err != nil {
 		return nil, nil
 	}

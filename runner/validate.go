@@ -66,9 +66,8 @@ func (c *Config) Validate() error {
 	if _, err := endpoint.Lookup(c.EndpointType); err != nil {
 		add("--endpoint-type %q is not valid: use one of %s", c.EndpointType, strings.Join(endpoint.Names(), ", "))
 	}
-	if _, err := NormalizeURL(c.URL); err != nil {
-		add("--url %q is not a valid URL (%v): use e.g. --url http://localhost:8000", secret.URL(c.URL), unwrapURLError(err))
-	}
+	p = append(p, c.urlProblems()...)
+	p = append(p, c.tlsProblems()...)
 	if c.EndpointPath != "" && !strings.HasPrefix(c.EndpointPath, "/") {
 		add("--endpoint %q must be a path starting with '/', e.g. --endpoint /v1/chat/completions", c.EndpointPath)
 	}

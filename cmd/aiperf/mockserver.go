@@ -24,6 +24,7 @@ type mockServerFlags struct {
 	itl, itlStddev   float64
 	stallDuration    float64
 	cfg              mockserver.Config
+	tls              mockTLS
 	stdout           io.Writer
 }
 
@@ -63,6 +64,10 @@ func newMockServerCommand(stdout, stderr io.Writer) *ff.Command {
 	fs.IntVar(&f.cfg.FakeGPUs, 0, "fake-gpus", 0, "serve DCGM-exporter metrics for this many simulated GPUs at /dcgm/metrics (0: none)")
 	fs.IntVar(&f.cfg.MetricsPadding, 0, "metrics-padding", 0, "add at least this many series to /metrics (a histogram per simulated LoRA adapter, following the load), to benchmark scraping a big endpoint")
 	fs.StringVar(&f.cfg.DCGMAddr, 0, "dcgm-address", "", "also serve the fake GPUs' metrics at /metrics on this host:port, like dcgm-exporter (e.g. 127.0.0.1:9401; needs --fake-gpus)")
+	fs.BoolVar(&f.tls.selfSigned, 0, "tls", "serve HTTPS with a self-signed certificate made at start (for localhost, 127.0.0.1, ::1 and --host); see --tls-cert-out")
+	fs.StringVar(&f.tls.certOut, 0, "tls-cert-out", "", "write the --tls certificate (PEM) to `FILE`, for aiperf profile --ca-cert FILE")
+	fs.StringVar(&f.tls.certFile, 0, "tls-cert", "", "serve HTTPS with this PEM certificate `FILE` (needs --tls-key)")
+	fs.StringVar(&f.tls.keyFile, 0, "tls-key", "", "PEM private key `FILE` of --tls-cert")
 	return &ff.Command{
 		Name:      "mock-server",
 		Usage:     "aiperf mock-server [flags]",
@@ -96,6 +101,11 @@ func (f *mockServerFlags) exec(ctx context.Context, args []string) error {
 	if f.stallDuration == 0 {
 		cfg.StallDuration = time.Nanosecond // an explicit 0 would mean the default
 	}
+	tc, err := f.tls.config(f.host)
+	if err != nil {
+		return err
+	}
+	cfg.TLS = tc
 	srv, err := mockserver.New(cfg)
 	if err != nil {
 		return command.Usage(err)

@@ -9,7 +9,7 @@ import (
 // (cyclopts) consume-multiple options do: `--server-metrics a:8081 b:9090`.
 // A bare flag (no value follows) is given the value "," (no items; the
 // parser refuses an empty value).
-var multiValueFlags = []string{"--gpu-telemetry", "--server-metrics", "--server-metrics-formats"}
+var multiValueFlags = []string{"--url", "--gpu-telemetry", "--server-metrics", "--server-metrics-formats"}
 
 // expandMultiValue rewrites a profile command line so that the standard
 // flag parser reads AIPerf's multi-value flags: every value after such a

@@ -65,7 +65,12 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 
 	ep.add('m', "model", listValue{&cfg.Models, true}, "`MODEL` name(s) to benchmark, comma-separated", "model-names")
 	ep.add(0, "model-selection-strategy", str(&cfg.ModelSelectionStrategy), "how a model is chosen per request: round_robin or random")
-	ep.add('u', "url", str(&cfg.URL), "base `URL` of the server")
+	var urlSet bool
+	ep.add('u', "url", urlList{cfg, &urlSet}, "base `URL` of the server (http:// is added without a scheme); repeatable or comma-separated: requests go round robin over the URLs, every turn of a session to its first turn's URL")
+	ep.add(0, "url-strategy", str(&cfg.URLStrategy), "how a request's URL is chosen among several --url: round_robin (per session)")
+	ep.add(0, "insecure", boolean(&cfg.Insecure), "do not verify the TLS certificates of https servers (AIPerf: AIPERF_HTTP_SSL_VERIFY=false)")
+	ep.add(0, "http-ssl-verify", sslVerify{&cfg.Insecure}, "verify the TLS certificates of https servers; false is --insecure (AIPerf's AIPERF_HTTP_SSL_VERIFY)")
+	ep.add(0, "ca-cert", str(&cfg.CACert), "PEM `FILE` of CA certificates trusted for https servers beside the system's (SSL_CERT_FILE also works)")
 	ep.add(0, "endpoint", str(&cfg.EndpointPath), "custom endpoint `PATH` (default: the endpoint type's path)", "custom-endpoint")
 	ep.add(0, "endpoint-type", str(&cfg.EndpointType), "endpoint `TYPE`: "+strings.Join(endpoint.Names(), ", "))
 	ep.add(0, "streaming", boolean(&cfg.Streaming), "stream responses (SSE); required for TTFT and ITL")
