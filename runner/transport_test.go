@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -75,9 +76,14 @@ func TestMultiURLRoundRobin(t *testing.T) {
 	cfg.Streaming = true
 	cfg.Concurrency = 1
 	cfg.RequestCount = 10
-	res := runOK(t, cfg)
-	if res.Summary.Valid != 10 {
-		t.Fatalf("%d valid records", res.Summary.Valid)
+	var console bytes.Buffer
+	res, err := Run(context.Background(), cfg, Options{Version: "test", Stdout: &console})
+	if err != nil || res.Summary.Valid != 10 {
+		t.Fatalf("run: %v", err)
+	}
+	if !strings.Contains(console.String(), "Requests per URL") ||
+		!strings.Contains(console.String(), "[1] "+b.URL()+"/v1/chat/completions: 5 requests, 0 errors") {
+		t.Errorf("console lacks the per-URL counts:\n%s", console.String())
 	}
 	servers := []*mockserver.Server{a, b}
 	for _, r := range readURLRecords(t, cfg.ArtifactDir) {
@@ -273,6 +279,7 @@ func TestTLSUntrustedFailsUpFront(t *testing.T) {
 		!strings.Contains(err.Error(), "--insecure") {
 		t.Fatalf("err %v", err)
 	}
+	t.Log(err)
 	if n := len(srv.Timelines()); n != 0 {
 		t.Fatalf("%d requests sent", n)
 	}
