@@ -1,6 +1,7 @@
 package endpoint
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/aiperf-go/aiperf/dataset"
@@ -17,6 +18,9 @@ func BenchmarkParse(b *testing.B) {
 		{"tgi-token", "huggingface_generate", `{"index":12,"token":{"id":1917,"text":" word","logprob":-0.25,"special":false},"generated_text":null,"details":null}`},
 		{"responses-delta", "responses", `{"type":"response.output_text.delta","sequence_number":14,"item_id":"msg_68af2b3c9e1c8190a5c3d1e2f4b6a7c8","output_index":0,"content_index":0,"delta":" word","logprobs":[]}`},
 		{"messages-delta", "messages", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" word"}}`},
+		{"image-partial", "image_generation", `{"type":"image_generation.partial_image","b64_json":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==","partial_image_index":0,"created_at":1732000000,"size":"1024x1024","quality":"low","output_format":"png","background":"opaque"}`},
+		{"image-partial-64k", "image_generation", `{"type":"image_generation.partial_image","b64_json":"` + strings.Repeat("iVBORw0K", 8<<10) + `","partial_image_index":1,"created_at":1732000000,"size":"1024x1024","quality":"low","output_format":"png","background":"opaque"}`},
+		{"video-status", "video_generation", `{"id":"video_1_2_3_0","object":"video","status":"completed","progress":100,"completed_at":1732000004,"inference_time_s":3.25,"peak_memory_mb":20480.5,"created_at":1732000000,"size":"1280x720","seconds":"4"}`},
 		{"completions", "completions", `{"id":"cmpl-1","object":"text_completion","created":1732000000,"model":"m","choices":[{"index":0,"text":" world","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}`},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

@@ -38,6 +38,14 @@ type Endpoint struct {
 	ProducesTokens bool
 	// TokenizesInput reports whether the input sequence length is computed.
 	TokenizesInput bool
+	// ProducesImages reports generated images (image_generation); AIPerf's
+	// image metrics follow image input, not this.
+	ProducesImages bool
+	// ProducesVideo reports generated video, so the video_* metrics apply.
+	ProducesVideo bool
+	// Polls reports an asynchronous job: the POST gives a job whose status
+	// is polled until it ends (video_generation; see runner's poller).
+	Polls bool
 
 	// codec builds and parses a type registered by Register; nil for the
 	// OpenAI-shaped types built in (payload.go, parse.go).

@@ -82,7 +82,8 @@ type Metric struct {
 // streaming-only metrics need cfg.Streaming, token metrics need
 // cfg.ProducesTokens, input-token metrics need cfg.TokenizesInput, goodput
 // metrics need SLOs, usage-diff metrics need client-side token counts,
-// HTTP-trace metrics need cfg.HTTPTrace, and audio/image/video metrics are
+// HTTP-trace metrics need cfg.HTTPTrace, video output metrics need
+// cfg.ProducesVideo, and the audio, image and video input metrics are
 // never enabled here.
 func (m *Metric) Enabled(cfg *Config) bool {
 	f := m.Flags
@@ -93,8 +94,8 @@ func (m *Metric) Enabled(cfg *Config) bool {
 		f.Has(FlagGoodput) && len(cfg.Goodput) == 0,
 		f.Has(FlagUsageDiffOnly) && cfg.UseServerTokenCount,
 		f.Has(FlagHTTPTraceOnly) && !cfg.HTTPTrace,
-		f&(FlagSupportsAudioOnly|FlagSupportsImageOnly|FlagSupportsVideoOnly|
-			FlagProducesVideoOnly) != 0:
+		f.Has(FlagProducesVideoOnly) && !cfg.ProducesVideo,
+		f&(FlagSupportsAudioOnly|FlagSupportsImageOnly|FlagSupportsVideoOnly) != 0:
 		return false
 	}
 	return true
@@ -143,6 +144,8 @@ const (
 	idTTST
 	idTTFO
 	idLatency
+	idVideoInference
+	idVideoPeakMemory
 	idDecode
 	idITL
 	idICL
@@ -232,6 +235,7 @@ const (
 	unitCount    = "count"
 	unitBytes    = "B"
 	unitKB       = "KB"
+	unitMB       = "MB"
 
 	nsToMS    = 1e3 / 1e9 // 1e-6, as Python computes 1000/1_000_000_000
 	msToNS    = 1e9 / 1e3
@@ -244,12 +248,17 @@ var catalog = [numIDs]def{
 	idTTST:    timeDef("time_to_second_token", "Time to Second Token", FlagStreamingTokensOnly, 200),
 	idTTFO:    timeDef("time_to_first_output_token", "Time to First Output Token", FlagStreamingTokensOnly|FlagSupportsReasoning, 210),
 	idLatency: timeDef("request_latency", "Request Latency", 0, 300),
-	idDecode:  timeDef("decode_duration", "Decode Duration", FlagStreamingTokensOnly|FlagNoConsole, 350),
-	idITL:     {Metric: Metric{"inter_token_latency", "Inter Token Latency", unitNS, unitMS, KindRecord, FlagStreamingTokensOnly, 400}, toDisplay: nsToMS, toBase: msToNS},
-	idICL:     {Metric: Metric{"inter_chunk_latency", "Inter Chunk Latency", unitNS, unitMS, KindRecord, FlagStreamingTokensOnly | FlagNoConsole, 410}, toDisplay: nsToMS, toBase: msToNS, integer: true, list: true},
-	idOTPU:    plainDef("output_token_throughput_per_user", "Output Token Throughput Per User", unitTokUser, KindRecord, FlagStreamingTokensOnly|FlagLargerIsBetter, 500, false),
-	idPrefill: plainDef("prefill_throughput_per_user", "Prefill Throughput Per User", unitTokUser, KindRecord, FlagStreamingTokensOnly|FlagTokenizesInputOnly|FlagLargerIsBetter|FlagNoConsole, 505, false),
-	idE2E:     plainDef("e2e_output_token_throughput", "E2E Output Token Throughput", unitTokUser, KindRecord, FlagProducesTokensOnly|FlagLargerIsBetter|FlagNoStreamingConsole, 510, false),
+	// Video metrics (video_generation): the server's own numbers, from the
+	// completed job object (§2.3). Inference time is kept in seconds and
+	// shown in ms, as AIPerf's MetricTimeUnit converts it.
+	idVideoInference:  {Metric: Metric{"video_inference_time", "Video Inference Time", unitSec, unitMS, KindRecord, FlagProducesVideoOnly, 310}, toDisplay: 1e3, toBase: 1e-3},
+	idVideoPeakMemory: plainDef("video_peak_memory", "Video Peak Memory", unitMB, KindRecord, FlagProducesVideoOnly, 311, false),
+	idDecode:          timeDef("decode_duration", "Decode Duration", FlagStreamingTokensOnly|FlagNoConsole, 350),
+	idITL:             {Metric: Metric{"inter_token_latency", "Inter Token Latency", unitNS, unitMS, KindRecord, FlagStreamingTokensOnly, 400}, toDisplay: nsToMS, toBase: msToNS},
+	idICL:             {Metric: Metric{"inter_chunk_latency", "Inter Chunk Latency", unitNS, unitMS, KindRecord, FlagStreamingTokensOnly | FlagNoConsole, 410}, toDisplay: nsToMS, toBase: msToNS, integer: true, list: true},
+	idOTPU:            plainDef("output_token_throughput_per_user", "Output Token Throughput Per User", unitTokUser, KindRecord, FlagStreamingTokensOnly|FlagLargerIsBetter, 500, false),
+	idPrefill:         plainDef("prefill_throughput_per_user", "Prefill Throughput Per User", unitTokUser, KindRecord, FlagStreamingTokensOnly|FlagTokenizesInputOnly|FlagLargerIsBetter|FlagNoConsole, 505, false),
+	idE2E:             plainDef("e2e_output_token_throughput", "E2E Output Token Throughput", unitTokUser, KindRecord, FlagProducesTokensOnly|FlagLargerIsBetter|FlagNoStreamingConsole, 510, false),
 
 	idOSL:             tokenDef("output_sequence_length", "Output Sequence Length", KindRecord, FlagProducesTokensOnly|FlagLargerIsBetter, 600),
 	idOutputTokens:    tokenDef("output_token_count", "Output Token Count", KindRecord, FlagProducesTokensOnly|FlagLargerIsBetter|FlagNoConsole, 610),

@@ -10,7 +10,7 @@ import (
 // recordOrder is the order of a record's values in profile_export.jsonl:
 // AIPerf's dependency order (§3.2 example), goodput and error ISL last.
 var recordOrder = [...]metricID{
-	idISL, idTTFT, idTTST, idTTFO, idLatency, idDecode,
+	idISL, idTTFT, idTTST, idTTFO, idLatency, idVideoInference, idVideoPeakMemory, idDecode,
 	idOutputTokens, idReasoningTokens, idICL, idOSL, idITL, idOTPU,
 	idPrefill, idE2E,
 	idUsagePrompt, idUsageCompletion, idUsageTotal, idUsageReasoning, idUsageCacheRead,
@@ -109,6 +109,9 @@ func (c *calc) valid(cfg *Config, en *enabledSet, rec *record.Record) {
 	}
 	if d := end - start; d >= 0 {
 		c.set(idLatency, float64(d))
+	}
+	if cfg.ProducesVideo {
+		c.video(en, rs)
 	}
 	lat, hasLat := c.get(idLatency)
 	ttft, hasTTFT := c.get(idTTFT)

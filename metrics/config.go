@@ -19,6 +19,9 @@ type Config struct {
 	ProducesTokens bool
 	// TokenizesInput is true when the endpoint's input is tokenized (ISL).
 	TokenizesInput bool
+	// ProducesVideo is true for video_generation: the video_* metrics
+	// (PRODUCES_VIDEO_ONLY) apply.
+	ProducesVideo bool
 	// Tokenizer counts output and reasoning tokens. It may be nil when
 	// UseServerTokenCount is set; otherwise a nil Tokenizer leaves the
 	// output token metrics without values.

@@ -103,6 +103,9 @@ type Config struct {
 	// event is sent before a random content chunk (non-streaming: the body
 	// is "{not json").
 	MalformedRate float64
+	// VideoFailRate is the probability in [0,1] that a video generation
+	// job ends "failed" (with an error object) instead of "completed".
+	VideoFailRate float64
 
 	// Seed seeds the latency and fault random numbers. Request i (in
 	// arrival order) draws from a generator seeded with (Seed, i), so runs
@@ -193,7 +196,7 @@ func (c Config) withDefaults() (Config, error) {
 	for _, r := range []struct {
 		name string
 		v    float64
-	}{{"error rate", c.ErrorRate}, {"reset rate", c.ResetRate}, {"stall rate", c.StallRate}, {"malformed rate", c.MalformedRate}} {
+	}{{"error rate", c.ErrorRate}, {"reset rate", c.ResetRate}, {"stall rate", c.StallRate}, {"malformed rate", c.MalformedRate}, {"video fail rate", c.VideoFailRate}} {
 		if !(r.v >= 0 && r.v <= 1) {
 			errs = append(errs, fmt.Errorf("%s %v is outside [0,1]", r.name, r.v))
 		}

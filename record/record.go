@@ -41,12 +41,21 @@ type Response struct {
 	Embeddings int
 	// Usage is the message's usage object, or nil.
 	Usage *Usage
+	// Images is the number of generated images in the message
+	// (image_generation: one per stream event, len(data) for a body).
+	Images int
+	// Media marks an image or video generation message, which counts as
+	// content even when it carries no image: AIPerf counts every non-empty
+	// object of those types.
+	Media bool
+	// Video is the job object of a video_generation message, or nil.
+	Video *Video
 }
 
 // HasContent reports whether the response carries data that counts for the
 // timing metrics (text, reasoning or embeddings), as opposed to usage only.
 func (r *Response) HasContent() bool {
-	return r.Text != "" || r.Reasoning != "" || r.Embeddings > 0
+	return r.Text != "" || r.Reasoning != "" || r.Embeddings > 0 || r.Media
 }
 
 // Error describes why a request failed. Code is the HTTP status, or 0 when the
@@ -106,6 +115,10 @@ type Record struct {
 	// Cancelled reports a client-side cancellation; CancelledNS is its time.
 	Cancelled   bool
 	CancelledNS int64
+
+	// Polls is the number of status requests (GET) of an asynchronous
+	// job (video_generation), 0 for other types.
+	Polls int
 
 	// HTTPTrace is the request's transport-level timeline, or nil when
 	// HTTP tracing is off or the request never reached the transport.

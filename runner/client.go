@@ -44,6 +44,9 @@ type sender struct {
 	// trace collects each request's HTTP trace into rec.HTTPTrace
 	// (traceHTTP: --show-trace-timing or --export-http-trace).
 	trace bool
+	// poll follows the asynchronous job a submission starts (wait); nil
+	// unless the endpoint type polls.
+	poll *poller
 }
 
 // newTransport returns an HTTP/1.1 transport for thousands of concurrent
@@ -202,6 +205,9 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 	if ok {
 		r.PerfNS = end
 		rec.Responses = append(rec.Responses, r)
+	}
+	if s.poll != nil {
+		s.wait(ctx, s.poll, rec, s.urls[rec.URLIndex])
 	}
 }
 

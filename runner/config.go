@@ -30,6 +30,12 @@ type Config struct {
 	ExtraInputs            []string // "key:value" or a JSON object
 	UseLegacyMaxTokens     bool
 	UseServerTokenCount    bool
+	// DownloadVideoContent reads each completed video job's content
+	// (--download-video-content); VideoPollInterval is the wait between
+	// polls of a job (--http.video-poll-interval, AIPerf's
+	// AIPERF_HTTP_VIDEO_POLL_INTERVAL); 0 means DefaultVideoPollInterval.
+	DownloadVideoContent bool
+	VideoPollInterval    time.Duration
 
 	// URLs are every --url base in the order given when there are several
 	// (requests go round robin, every turn of a session to its first

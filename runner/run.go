@@ -201,6 +201,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 		clock:   r.clock,
 		timeout: cfg.RequestTimeout,
 		trace:   traceHTTP(cfg),
+		poll:    newPoller(cfg, ep),
 		// Only the run's own transport enforces h1.WithDeadline.
 		connDeadline: opts.Transport == nil,
 	}
@@ -216,6 +217,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 		UseServerTokenCount: cfg.UseServerTokenCount,
 		Goodput:             goodput,
 		HTTPTrace:           traceHTTP(cfg),
+		ProducesVideo:       ep.ProducesVideo,
 	}
 	r.tls = tc
 	r.log.Info("benchmark starting", "url", redactedURLs(targets), "model", cfg.Models, "mode", cfg.Mode(), "run_id", arts.run.ID, "store", arts.run.Location())

@@ -82,6 +82,8 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	ep.add(0, "endpoint-response-field", str(&cfg.EndpointResponseField), "JMESPath `EXPR` selecting the response data of --endpoint-type template, e.g. choices[0].message.content; unset: auto-detect (AIPerf: --extra-inputs response_field:…)")
 	ep.add(0, "use-legacy-max-tokens", boolean(&cfg.UseLegacyMaxTokens), "send max_tokens instead of max_completion_tokens")
 	ep.add(0, "use-server-token-count", boolean(&cfg.UseServerTokenCount), "take token counts from the server's usage field")
+	ep.add(0, "download-video-content", boolean(&cfg.DownloadVideoContent), "video_generation: download each completed video (GET /v1/videos/{id}/content); request latency still ends at completion")
+	ep.add(0, "http.video-poll-interval", secondsValue{d: &cfg.VideoPollInterval}, "video_generation: `SECONDS` between polls of a job (env AIPERF_HTTP_VIDEO_POLL_INTERVAL; default 0.1)")
 
 	in.add(0, "isl", num(&cfg.ISLMean), "mean input sequence length in `TOKENS`", "prompt-input-tokens-mean", "synthetic-input-tokens-mean")
 	in.add(0, "isl-stddev", num(&cfg.ISLStddev), "standard deviation of the input length in `TOKENS`", "prompt-input-tokens-stddev", "synthetic-input-tokens-stddev")
