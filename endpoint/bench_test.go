@@ -21,6 +21,8 @@ func BenchmarkParse(b *testing.B) {
 		{"image-partial", "image_generation", `{"type":"image_generation.partial_image","b64_json":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==","partial_image_index":0,"created_at":1732000000,"size":"1024x1024","quality":"low","output_format":"png","background":"opaque"}`},
 		{"image-partial-64k", "image_generation", `{"type":"image_generation.partial_image","b64_json":"` + strings.Repeat("iVBORw0K", 8<<10) + `","partial_image_index":1,"created_at":1732000000,"size":"1024x1024","quality":"low","output_format":"png","background":"opaque"}`},
 		{"video-status", "video_generation", `{"id":"video_1_2_3_0","object":"video","status":"completed","progress":100,"completed_at":1732000004,"inference_time_s":3.25,"peak_memory_mb":20480.5,"created_at":1732000000,"size":"1280x720","seconds":"4"}`},
+		{"triton-generate-event", "generate", `{"model_name":"ensemble","model_version":"1","text_output":" word"}`},
+		{"kserve-infer-body", "kserve", `{"model_name":"ensemble","model_version":"1","outputs":[{"name":"text_output","datatype":"BYTES","shape":[1],"data":[" word"]}]}`},
 		{"completions", "completions", `{"id":"cmpl-1","object":"text_completion","created":1732000000,"model":"m","choices":[{"index":0,"text":" world","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}`},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

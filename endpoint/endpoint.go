@@ -27,7 +27,7 @@ type Endpoint struct {
 	// Path is the default URL path, used when no custom endpoint is given.
 	Path string
 	// StreamPath, when not empty, replaces Path for streaming requests
-	// (TGI's /generate_stream); see URLPath.
+	// (TGI's /generate_stream); see URLPath. Either may hold "{model}".
 	StreamPath string
 	// Title is the console table title.
 	Title string
@@ -107,13 +107,15 @@ func (st *Stream) mark(p streamPart) {
 	st.parts = append(st.parts, p)
 }
 
-// URLPath returns the default URL path of a request: StreamPath when
-// streaming and the type has one, else Path.
-func (e *Endpoint) URLPath(streaming bool) string {
+// URLPath returns the default URL path of a request to model: StreamPath
+// when streaming and the type has one, else Path, with a "{model}" in it
+// replaced by the model name escaped as a path segment (Triton's
+// /v2/models/{model}/infer).
+func (e *Endpoint) URLPath(model string, streaming bool) string {
 	if streaming && e.StreamPath != "" {
-		return e.StreamPath
+		return expandModel(e.StreamPath, model)
 	}
-	return e.Path
+	return expandModel(e.Path, model)
 }
 
 // ParseStream parses one SSE data payload of the stream whose state is st,

@@ -18,6 +18,10 @@ type Options struct {
 	// LegacyMaxTokens sends chat's limit as max_tokens instead of
 	// max_completion_tokens (--use-legacy-max-tokens).
 	LegacyMaxTokens bool
+	// Backend is the Triton backend whose input tensors the kserve type
+	// sends (--backend: BackendTensorRTLLM, the default, or BackendVLLM);
+	// other types ignore it.
+	Backend string
 	// Extra are the --extra-inputs fields, shallow-merged into the body: a
 	// key already in the body has its value replaced in place, a new key is
 	// appended; for a key given twice the last value wins.

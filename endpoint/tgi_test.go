@@ -22,11 +22,11 @@ func TestTGIRequestGolden(t *testing.T) {
 
 func TestTGIURLPath(t *testing.T) {
 	e := mustLookup(t, "huggingface_generate")
-	if e.URLPath(false) != "/generate" || e.URLPath(true) != "/generate_stream" {
-		t.Errorf("paths %q %q", e.URLPath(false), e.URLPath(true))
+	if e.URLPath("m", false) != "/generate" || e.URLPath("m", true) != "/generate_stream" {
+		t.Errorf("paths %q %q", e.URLPath("m", false), e.URLPath("m", true))
 	}
-	if c := mustLookup(t, "chat"); c.URLPath(true) != "/v1/chat/completions" {
-		t.Errorf("chat stream path %q", c.URLPath(true))
+	if c := mustLookup(t, "chat"); c.URLPath("m", true) != "/v1/chat/completions" {
+		t.Errorf("chat stream path %q", c.URLPath("m", true))
 	}
 	h := http.Header{}
 	e.Authorize(h, "k")

@@ -17,10 +17,12 @@ const (
 	epTGI
 	epResponses
 	epMessages
+	epRankings
+	epKServe
 	numEndpoints
 )
 
-var endpointNames = [numEndpoints]string{"chat", "completions", "embeddings", "huggingface_generate", "responses", "messages"}
+var endpointNames = [numEndpoints]string{"chat", "completions", "embeddings", "huggingface_generate", "responses", "messages", "rankings", "kserve"}
 
 // fault indexes the injected-fault counters.
 type fault int

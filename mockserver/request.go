@@ -25,13 +25,16 @@ type request struct {
 	Dimensions int `json:"dimensions"`
 
 	// Fields of the other APIs, read by their framers' prepare.
-	Inputs     *string `json:"inputs"` // TGI
+	Inputs     inputsField `json:"inputs"` // TGI: a string; KServe v2: tensors (kserve.go)
 	Parameters struct {
 		MaxNewTokens *int `json:"max_new_tokens"`
 	} `json:"parameters"` // TGI
 	Instructions    string  `json:"instructions"`      // Responses
 	MaxOutputTokens *int    `json:"max_output_tokens"` // Responses
 	System          content `json:"system"`            // Anthropic: a string or text blocks
+	// Triton's generate extension (kserve.go).
+	TextInput          json.RawMessage `json:"text_input"`
+	SamplingParameters json.RawMessage `json:"sampling_parameters"`
 }
 
 // message is one chat message; only its text content matters.

@@ -34,12 +34,12 @@ func (tgiFramer) reasons() bool { return false }
 // prepare takes the prompt from "inputs" and the limit from
 // parameters.max_new_tokens; the route decides streaming.
 func (f tgiFramer) prepare(r *request) ([]string, error) {
-	if r.Inputs == nil {
+	if r.Inputs.text == nil {
 		return nil, errors.New("inputs: field required")
 	}
 	r.MaxTokens, r.MaxCompletionTokens = r.Parameters.MaxNewTokens, nil
 	r.Stream = f.stream
-	return []string{*r.Inputs}, nil
+	return []string{*r.Inputs.text}, nil
 }
 
 func (tgiFramer) start(b []byte, _ *generation) []byte { return b }

@@ -23,6 +23,8 @@ type Config struct {
 	EndpointType           string // chat | completions | embeddings
 	EndpointTemplate       string // template type: Jinja2 body, named, file or inline (endpoint.TemplateConfig)
 	EndpointResponseField  string // template type: JMESPath into the response; "" = auto-detect
+	ServiceKind            string // GenAI-Perf's --service-kind: triton | openai; "" = unset (see ApplyServiceKind)
+	Backend                string // GenAI-Perf's --backend of kserve: tensorrtllm ("" = it) | vllm
 	Streaming              bool
 	RequestTimeout         time.Duration
 	APIKey                 string   // secret: never stored or logged

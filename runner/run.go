@@ -142,7 +142,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 	}
 	path := cfg.EndpointPath
 	if path == "" {
-		path = ep.URLPath(cfg.Streaming)
+		path = ep.URLPath(cfg.pathModel(), cfg.Streaming)
 	}
 	bases, targets, err := cfg.targets(path)
 	if err != nil {

@@ -109,7 +109,7 @@ func (r *run) buildDataset(ctx context.Context, tok tokenizer.Tokenizer) error {
 	if extra, err = r.configureTemplate(extra); err != nil {
 		return err
 	}
-	r.epOpts = &endpoint.Options{Streaming: r.cfg.Streaming, LegacyMaxTokens: r.cfg.UseLegacyMaxTokens, Extra: extra}
+	r.epOpts = &endpoint.Options{Streaming: r.cfg.Streaming, LegacyMaxTokens: r.cfg.UseLegacyMaxTokens, Backend: r.cfg.Backend, Extra: extra}
 	r.storedOpts = r.epOpts
 	if redacted, secret := redactFields(extra); secret {
 		stored := *r.epOpts

@@ -72,6 +72,7 @@ func (c *Config) Validate() error {
 		add("--endpoint %q must be a path starting with '/', e.g. --endpoint /v1/chat/completions", c.EndpointPath)
 	}
 	p = append(p, c.templateProblems()...)
+	p = append(p, c.tritonProblems()...)
 	p = append(p, c.pollProblems()...)
 	if c.RequestTimeout <= 0 {
 		add("--request-timeout-seconds must be > 0")

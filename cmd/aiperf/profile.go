@@ -73,6 +73,8 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	ep.add(0, "ca-cert", str(&cfg.CACert), "PEM `FILE` of CA certificates trusted for https servers beside the system's (SSL_CERT_FILE also works)")
 	ep.add(0, "endpoint", str(&cfg.EndpointPath), "custom endpoint `PATH` (default: the endpoint type's path)", "custom-endpoint")
 	ep.add(0, "endpoint-type", str(&cfg.EndpointType), "endpoint `TYPE`: "+strings.Join(endpoint.Names(), ", "))
+	ep.add(0, "service-kind", str(&cfg.ServiceKind), "GenAI-Perf's service `KIND`: triton (--endpoint-type kserve unless given; HTTP only) or openai (the OpenAI types); dynamic_grpc and tensorrtllm_engine are not supported")
+	ep.add(0, "backend", str(&cfg.Backend), "Triton `BACKEND` whose input tensors --endpoint-type kserve sends: tensorrtllm (default) or vllm")
 	ep.add(0, "streaming", boolean(&cfg.Streaming), "stream responses (SSE); required for TTFT and ITL")
 	ep.add(0, "request-timeout-seconds", secondsValue{d: &cfg.RequestTimeout}, "per-request timeout in `SECONDS`")
 	ep.add(0, "api-key", str(&cfg.APIKey), "API `KEY`, sent as Authorization: Bearer (never stored)")
@@ -268,6 +270,7 @@ func finishProfileConfig(cfg *runner.Config, fs *ff.FlagSet, verbose int, rest, 
 	}
 	cfg.LogLevel = strings.ToUpper(cfg.LogLevel)
 	cfg.CLICommand = runner.ShellQuote(append([]string{"aiperf"}, secret.Args(args)...))
+	cfg.ApplyServiceKind()
 	if err := cfg.Validate(); err != nil {
 		return command.Usage(err)
 	}
