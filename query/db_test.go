@@ -224,9 +224,16 @@ func TestMigrateToSchema4ReloadsRuns(t *testing.T) {
 	if err != nil || strings.Contains(runCols, "gpu_count") {
 		t.Fatalf("schema 3 runs columns %q: %v", runCols, err)
 	}
+	// Schema 5 added requests columns too: schema 3 has fewer.
+	var reqCols string
+	err = conn.QueryRowContext(ctx, `SELECT string_agg(column_name, ', ' ORDER BY ordinal_position)
+		FROM information_schema.columns WHERE table_catalog = 'v3' AND table_name = 'requests'`).Scan(&reqCols)
+	if err != nil || strings.Contains(reqCols, "video_inference_time") {
+		t.Fatalf("schema 3 requests columns %q: %v", reqCols, err)
+	}
 	for _, s := range []string{
 		`INSERT INTO runs SELECT ` + runCols + ` FROM loaded.runs`,
-		`INSERT INTO requests SELECT * FROM loaded.requests`,
+		`INSERT INTO requests SELECT ` + reqCols + ` FROM loaded.requests`,
 		`INSERT INTO run_metrics SELECT * FROM loaded.run_metrics`,
 		`DETACH loaded`,
 	} {

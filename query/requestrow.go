@@ -49,7 +49,7 @@ const (
 )
 
 // numMetrics is len(MetricColumns), checked by TestRequestFieldColumns.
-const numMetrics = 38
+const numMetrics = 40
 
 // Field numbers, the bits of requestRow.null: the integers, the strings,
 // was_cancelled, the metrics in MetricColumns order, inter_chunk_latency.

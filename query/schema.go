@@ -8,14 +8,14 @@ import (
 // SchemaVersion is the version of the schema documented in docs/schema.md,
 // stored in schema_info(version). It changes whenever a table, column, view
 // or macro changes meaning.
-const SchemaVersion = "4"
+const SchemaVersion = "5"
 
 // MetricColumns are the typed DOUBLE columns of the requests table, one per
 // scalar metric tag that aiperf-go writes to profile_export.jsonl (record
 // metrics, plus the per-record good_request_count), in display units (ms,
 // tokens, tokens/sec/user, %). A tag absent from a record is NULL. The
 // list-valued inter_chunk_latency has its own DOUBLE[] column.
-var MetricColumns = append(slices.Clone(v1MetricColumns), httpTraceColumns...)
+var MetricColumns = slices.Concat(v1MetricColumns, httpTraceColumns, videoColumns)
 
 // v1MetricColumns are the metric columns of schema 1; later versions add
 // theirs at the end of the table.
@@ -54,6 +54,9 @@ var httpTraceColumns = []string{
 	"http_req_total", "http_req_data_sent", "http_req_data_received", "http_req_connection_reused",
 	"http_req_chunks_sent", "http_req_chunks_received",
 }
+
+// videoColumns are the video_generation metrics, added by schema 5.
+var videoColumns = []string{"video_inference_time", "video_peak_memory"}
 
 // statColumns are the statistics of a run_metrics row, in table order.
 var statColumns = []string{"avg", "sum", "count", "min", "max", "p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99", "std"}
@@ -211,6 +214,7 @@ var migrations = [][]string{
 	{`ALTER TABLE runs ADD COLUMN labels JSON`, runSummaryView},
 	addColumns("requests", httpTraceColumns, "DOUBLE"),
 	telemetryMigration(),
+	addColumns("requests", videoColumns, "DOUBLE"),
 }
 
 // addColumns returns the statements adding columns of one type to table.

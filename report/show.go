@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/aiperf-go/aiperf/endpoint"
 	"github.com/aiperf-go/aiperf/export"
 	"github.com/aiperf-go/aiperf/metrics"
 )
@@ -39,6 +40,16 @@ func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *exp
 			FROM requests WHERE run_id = ?`, runID).Scan(&good, &goodSum)
 	}
 	cfg := &metrics.Config{Streaming: streaming, ProducesTokens: endpointType != "embeddings", TokenizesInput: true}
+	title := "LLM Metrics"
+	if endpointType == "embeddings" {
+		title = "Embeddings Metrics"
+	}
+	// A type that produces no tokens or produces video (image_generation,
+	// video_generation) shows what AIPerf shows for it.
+	if ep, err := endpoint.Lookup(endpointType); err == nil && (ep.ProducesImages || ep.ProducesVideo) {
+		cfg.ProducesTokens, cfg.TokenizesInput, cfg.ProducesVideo = ep.ProducesTokens, ep.TokenizesInput, ep.ProducesVideo
+		title = ep.Title
+	}
 	// The run's own SLOs, as it was configured (--goodput in input_config).
 	cfg.Goodput, _ = metrics.ParseGoodput(goodputSpec)
 	if len(cfg.Goodput) == 0 && good > 0 {
@@ -116,10 +127,6 @@ func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *exp
 	_ = db.QueryRowContext(ctx, `SELECT coalesce(max(avg) FILTER (WHERE tag = 'usage_discrepancy_count'), 0),
 		coalesce(max(avg) FILTER (WHERE tag = 'osl_mismatch_count'), 0) FROM run_metrics WHERE run_id = ?`, runID).
 		Scan(intFloat(&s.UsageDiscrepancies), intFloat(&s.OSLMismatches))
-	title := "LLM Metrics"
-	if endpointType == "embeddings" {
-		title = "Embeddings Metrics"
-	}
 	return s, &export.RunInfo{Title: title}, nil
 }
 
