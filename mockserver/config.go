@@ -153,6 +153,12 @@ type Config struct {
 	// so it is meant for tests.
 	RecordTimelines bool
 
+	// SigV4 makes the AWS routes (SageMaker's /endpoints/…, Bedrock's
+	// /model/…) check every request's SigV4 signature against these
+	// credentials, answering 403 with AWS's error shape on a mismatch;
+	// nil checks nothing. See sigv4.go.
+	SigV4 *SigV4Credentials
+
 	// TLS, when not nil, makes Start serve HTTPS (HTTP/1.1 over TLS) with
 	// it: its Certificates must hold the server's certificate (see
 	// SelfSigned and LoadKeyPair). URL then starts with https://. The

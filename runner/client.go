@@ -47,6 +47,9 @@ type sender struct {
 	// poll follows the asynchronous job a submission starts (wait); nil
 	// unless the endpoint type polls.
 	poll *poller
+	// aws signs requests for an AWS service and reads its event streams
+	// (aws.go); nil for other runs.
+	aws *awsSigner
 }
 
 // newTransport returns an HTTP/1.1 transport for thousands of concurrent
@@ -142,8 +145,12 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 		})
 	}
 	var resp *http.Response
+	target := s.urls[rec.URLIndex]
+	if s.aws != nil {
+		target = s.aws.target(target, rec.Model)
+	}
 	for {
-		req, err := http.NewRequestWithContext(traced, http.MethodPost, s.urls[rec.URLIndex], bytes.NewReader(payload))
+		req, err := http.NewRequestWithContext(traced, http.MethodPost, target, bytes.NewReader(payload))
 		if err != nil {
 			s.fail(rec, 0, "RequestError", s.errorText(err))
 			return
@@ -155,6 +162,12 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 		reused = false
 		if tr != nil {
 			tr.reset()
+		}
+		if s.aws != nil { // signing happens before the send stamp
+			if err := s.aws.prepare(ctx, req, payload); err != nil {
+				s.fail(rec, 0, "SigningError", err.Error())
+				return
+			}
 		}
 		rec.StartNS = s.clock.Now()
 		resp, err = s.client.Do(req)
@@ -181,12 +194,17 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 		return
 	}
 	streamed := isEventStream(resp.Header.Get("Content-Type"))
+	framed := s.aws != nil && isAWSEventStream(resp.Header.Get("Content-Type"))
 	// The body outlives the headers and the request, which a stream would
 	// otherwise keep for its whole length (10,000 streams: ~10 MB).
 	resp.Header, resp.Request = nil, nil
-	if streamed {
+	if streamed || framed {
 		rec.AckNS = s.clock.Now()
 		rec.Streaming = true
+		if framed {
+			s.readEventStream(ctx, rec, body)
+			return
+		}
 		s.readStream(ctx, rec, body)
 		return
 	}
@@ -214,7 +232,11 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 // readStream reads SSE messages, each stamped at its first byte before any
 // parsing, and parses them into responses.
 func (s *sender) readStream(ctx context.Context, rec *record.Record, body io.Reader) {
-	rd := sse.NewReader(body, s.clock.Now)
+	s.readMessages(ctx, rec, sse.NewReader(body, s.clock.Now))
+}
+
+// readMessages parses the stamped messages of rd into responses.
+func (s *sender) readMessages(ctx context.Context, rec *record.Record, rd messageReader) {
 	var st endpoint.Stream // this stream's parse state (responses: deltas seen)
 	signalled := false     // the first token was reported to the prefill limit
 	for {
@@ -225,6 +247,10 @@ func (s *sender) readStream(ctx context.Context, rec *record.Record, body io.Rea
 			} else {
 				rec.EndNS = s.clock.Now()
 			}
+			return
+		}
+		if typ, msg, ok := awsStreamError(err); ok {
+			s.fail(rec, 0, typ, msg)
 			return
 		}
 		if errors.Is(err, sse.ErrTruncated) {

@@ -50,6 +50,14 @@ type Config struct {
 	// certificates trusted beside the system's (SSL_CERT_FILE also works).
 	Insecure bool
 	CACert   string
+	// AWSService signs every request with SigV4 for an AWS service
+	// (--aws-service sagemaker or bedrock; the bedrock_* endpoint types
+	// imply bedrock) with credentials from the SDK's default chain, and
+	// reads its event streams; AWSRegion (--aws-region) overrides the
+	// chain's region. Without --url the run goes to the regional endpoint.
+	// See aws.go.
+	AWSService string
+	AWSRegion  string
 	// Labels are "key=value" tags stored in the manifest (--label), e.g.
 	// gpu=h100; aiperf-report groups and filters runs by them.
 	Labels []string

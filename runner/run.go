@@ -140,6 +140,10 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 		log.Warn("endpoint type does not support streaming; --streaming turned off", "endpoint_type", ep.Name)
 		cfg.Streaming = false
 	}
+	aws, err := newAWS(ctx, cfg, ep) // may set cfg.URL and cfg.EndpointPath
+	if err != nil {
+		return nil, err
+	}
 	path := cfg.EndpointPath
 	if path == "" {
 		path = ep.URLPath(cfg.pathModel(), cfg.Streaming)
@@ -202,6 +206,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 		timeout: cfg.RequestTimeout,
 		trace:   traceHTTP(cfg),
 		poll:    newPoller(cfg, ep),
+		aws:     aws,
 		// Only the run's own transport enforces h1.WithDeadline.
 		connDeadline: opts.Transport == nil,
 	}

@@ -67,6 +67,7 @@ func (c *Config) Validate() error {
 		add("--endpoint-type %q is not valid: use one of %s", c.EndpointType, strings.Join(endpoint.Names(), ", "))
 	}
 	p = append(p, c.urlProblems()...)
+	p = append(p, c.awsProblems()...)
 	p = append(p, c.tlsProblems()...)
 	if c.EndpointPath != "" && !strings.HasPrefix(c.EndpointPath, "/") {
 		add("--endpoint %q must be a path starting with '/', e.g. --endpoint /v1/chat/completions", c.EndpointPath)

@@ -25,6 +25,7 @@ type mockServerFlags struct {
 	stallDuration    float64
 	cfg              mockserver.Config
 	tls              mockTLS
+	sigv4            mockSigV4
 	stdout           io.Writer
 }
 
@@ -68,6 +69,7 @@ func newMockServerCommand(stdout, stderr io.Writer) *ff.Command {
 	fs.StringVar(&f.tls.certOut, 0, "tls-cert-out", "", "write the --tls certificate (PEM) to `FILE`, for aiperf profile --ca-cert FILE")
 	fs.StringVar(&f.tls.certFile, 0, "tls-cert", "", "serve HTTPS with this PEM certificate `FILE` (needs --tls-key)")
 	fs.StringVar(&f.tls.keyFile, 0, "tls-key", "", "PEM private key `FILE` of --tls-cert")
+	f.sigv4.register(fs)
 	return &ff.Command{
 		Name:      "mock-server",
 		Usage:     "aiperf mock-server [flags]",
@@ -106,6 +108,9 @@ func (f *mockServerFlags) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	cfg.TLS = tc
+	if cfg.SigV4, err = f.sigv4.credentials(); err != nil {
+		return err
+	}
 	srv, err := mockserver.New(cfg)
 	if err != nil {
 		return command.Usage(err)

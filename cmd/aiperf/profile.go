@@ -71,6 +71,8 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	ep.add(0, "insecure", boolean(&cfg.Insecure), "do not verify the TLS certificates of https servers (AIPerf: AIPERF_HTTP_SSL_VERIFY=false)")
 	ep.add(0, "http-ssl-verify", sslVerify{&cfg.Insecure}, "verify the TLS certificates of https servers; false is --insecure (AIPerf's AIPERF_HTTP_SSL_VERIFY)")
 	ep.add(0, "ca-cert", str(&cfg.CACert), "PEM `FILE` of CA certificates trusted for https servers beside the system's (SSL_CERT_FILE also works)")
+	ep.add(0, "aws-service", str(&cfg.AWSService), "sign requests with AWS SigV4 for `SERVICE`: sagemaker (the endpoint type's body to /endpoints/{--model}/invocations) or bedrock (implied by --endpoint-type bedrock_converse or bedrock_messages); credentials from the AWS default chain; without --url: the regional endpoint")
+	ep.add(0, "aws-region", str(&cfg.AWSRegion), "AWS `REGION` of --aws-service (default: AWS_REGION or the profile's)")
 	ep.add(0, "endpoint", str(&cfg.EndpointPath), "custom endpoint `PATH` (default: the endpoint type's path)", "custom-endpoint")
 	ep.add(0, "endpoint-type", str(&cfg.EndpointType), "endpoint `TYPE`: "+strings.Join(endpoint.Names(), ", "))
 	ep.add(0, "service-kind", str(&cfg.ServiceKind), "GenAI-Perf's service `KIND`: triton (--endpoint-type kserve unless given; HTTP only) or openai (the OpenAI types); dynamic_grpc and tensorrtllm_engine are not supported")
