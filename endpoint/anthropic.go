@@ -174,7 +174,7 @@ func (anthropic) Parse(v *fastjson.Value) (resp record.Response, ok bool, err er
 		return resp, false, nil
 	}
 	if err != nil {
-		return resp, false, err
+		return record.Response{}, false, err
 	}
 	return resp, resp.HasContent() || resp.Usage != nil, nil
 }
@@ -186,7 +186,7 @@ func (anthropic) Parse(v *fastjson.Value) (resp record.Response, ok bool, err er
 func anthropicBody(v *fastjson.Value) (resp record.Response, ok bool, err error) {
 	blocks, err := array(v, "content")
 	if err != nil {
-		return resp, false, err
+		return record.Response{}, false, err
 	}
 	var text, thinking, tool []byte
 	for _, bl := range blocks {
@@ -212,7 +212,7 @@ func anthropicBody(v *fastjson.Value) (resp record.Response, ok bool, err error)
 		resp.Text += string(tool)
 	}
 	if resp.Usage, err = openUsage(present(v.Get("usage"))); err != nil {
-		return resp, false, err
+		return record.Response{}, false, err
 	}
 	return resp, resp.HasContent() || resp.Usage != nil, nil
 }

@@ -136,7 +136,7 @@ func (responses) ParseStream(v *fastjson.Value, st *Stream) (resp record.Respons
 	case "":
 		object, err := str(v, "object")
 		if err != nil {
-			return resp, false, err
+			return record.Response{}, false, err
 		}
 		if ev := present(v.Get("error")); ev != nil && ev.Type() == fastjson.TypeObject {
 			return resp, false, serverError(v)
@@ -184,7 +184,7 @@ func (responses) ParseStream(v *fastjson.Value, st *Stream) (resp record.Respons
 		return resp, false, nil
 	}
 	if err != nil {
-		return resp, false, err
+		return record.Response{}, false, err
 	}
 	return resp, resp.HasContent() || resp.Usage != nil, nil
 }
@@ -209,7 +209,7 @@ func partOf(v *fastjson.Value) streamPart {
 func responsesBody(v *fastjson.Value) (resp record.Response, ok bool, err error) {
 	output, err := array(v, "output")
 	if err != nil {
-		return resp, false, err
+		return record.Response{}, false, err
 	}
 	var text, reasoning, tool []byte
 	for _, item := range output {
@@ -243,11 +243,11 @@ func responsesBody(v *fastjson.Value) (resp record.Response, ok bool, err error)
 		resp.Text = string(tool)
 	default:
 		if resp.Text, err = str(v, "output_text"); err != nil {
-			return resp, false, err
+			return record.Response{}, false, err
 		}
 	}
 	if resp.Usage, err = openUsage(present(v.Get("usage"))); err != nil {
-		return resp, false, err
+		return record.Response{}, false, err
 	}
 	return resp, resp.HasContent() || resp.Usage != nil, nil
 }

@@ -78,15 +78,15 @@ func (tgi) Parse(v *fastjson.Value) (resp record.Response, ok bool, err error) {
 			return resp, false, fmt.Errorf("endpoint: parse response: field \"token\" is %s, not an object", tok.Type())
 		}
 		if resp.Text, err = str(tok, "text"); err != nil {
-			return resp, false, err
+			return record.Response{}, false, err
 		}
 	} else if resp.Text, err = str(v, "generated_text"); err != nil {
-		return resp, false, err
+		return record.Response{}, false, err
 	}
 	if d := present(v.Get("details")); d != nil && d.Type() == fastjson.TypeObject {
 		n, err := count(d, "generated_tokens")
 		if err != nil {
-			return resp, false, err
+			return record.Response{}, false, err
 		}
 		if n != nil {
 			resp.Usage = &record.Usage{CompletionTokens: n}
