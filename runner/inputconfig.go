@@ -44,6 +44,8 @@ type endpointConfig struct {
 	ExtraInputs         []string `json:"extra,omitempty"`
 	UseLegacyMaxTokens  bool     `json:"use_legacy_max_tokens"`
 	UseServerTokenCount bool     `json:"use_server_token_count"`
+	ServiceKind         string   `json:"service_kind,omitempty"` // GenAI-Perf's --service-kind
+	Backend             string   `json:"backend,omitempty"`      // kserve's Triton backend
 }
 
 type datasetConfig struct {
@@ -87,6 +89,7 @@ func (r *run) buildInputConfig(specs []*phaseSpec) *inputConfig {
 			URLs: c.BaseURLs(), URLStrategy: c.URLStrategy, Type: c.EndpointType, Path: c.EndpointPath, Streaming: c.Streaming,
 			TimeoutSeconds: c.RequestTimeout.Seconds(), APIKey: c.APIKey, Headers: c.Headers, ExtraInputs: c.ExtraInputs,
 			UseLegacyMaxTokens: c.UseLegacyMaxTokens, UseServerTokenCount: c.UseServerTokenCount,
+			ServiceKind: c.ServiceKind, Backend: c.Backend,
 		},
 		Artifacts: artifactsConfig{Dir: ArtifactDir(&c), ExportLevel: c.ExportLevel, Prefix: c.ProfileExportPrefix, CLICommand: c.CLICommand,
 			SegmentIntervalSeconds: c.SegmentInterval.Seconds(), SegmentRecords: c.SegmentRecords,

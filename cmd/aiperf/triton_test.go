@@ -34,8 +34,8 @@ func TestServiceKindTritonRuns(t *testing.T) {
 		t.Fatalf("manifests %v", manifests)
 	}
 	b, _ := os.ReadFile(manifests[0])
-	if !strings.Contains(string(b), `"kserve"`) {
-		t.Errorf("manifest lacks kserve:\n%s", b)
+	if !strings.Contains(string(b), `"kserve"`) || !strings.Contains(string(b), `"backend": "vllm"`) {
+		t.Errorf("manifest lacks kserve and backend vllm:\n%s", b)
 	}
 }
 
