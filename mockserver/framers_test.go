@@ -142,3 +142,35 @@ func TestFramedBadRequests(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFramedStreaming is BenchmarkStreaming for each framed API:
+// requests of 256 tokens, one per chunk; token events/s is the rate.
+func BenchmarkFramedStreaming(b *testing.B) {
+	const tokens = 256
+	for _, bc := range []struct{ name, path, body string }{
+		{"chat", "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":256,"stream":true}`},
+		{"huggingface_generate", "/generate_stream", `{"inputs":"hi","parameters":{"max_new_tokens":256}}`},
+		{"responses", "/v1/responses", `{"input":[{"role":"user","content":"hi","type":"message"}],"model":"m","stream":true,"max_output_tokens":256}`},
+		{"messages", "/v1/messages", `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":256,"stream":true}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			s := startServer(b, Config{})
+			client := benchClient()
+			url := s.URL() + bc.path
+			b.SetParallelism(4)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					resp, err := client.Post(url, "application/json", strings.NewReader(bc.body))
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			})
+			b.ReportMetric(float64(b.N)*tokens/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
