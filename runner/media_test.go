@@ -54,7 +54,7 @@ func readRaw(t *testing.T, dir string) map[string]rawLine {
 // TestImageGenerationTiming runs image_generation streaming and not against
 // the mock and compares when the client stamped each response (the first
 // gives the TTFT of AIPerf's records) with when the mock wrote it: the
-// median deviation must be within 0.2 ms. A stream gives one
+// median deviation must be within 0.2 ms (2 ms under the race detector). A stream gives one
 // response per image event (two partial images, then the final one);
 // TTFT is not a metric, as in AIPerf (its flags need a token-producing
 // endpoint), while request latency and ISL are.
@@ -108,8 +108,8 @@ func TestImageGenerationTiming(t *testing.T) {
 			}
 			p50 := metrics.Percentile(abs, 50)
 			t.Logf("|client - server| over %d responses: p50 %.3f ms, max %.3f ms", len(abs), p50, slices.Max(abs))
-			if p50 > 0.2 {
-				t.Errorf("median deviation %.3f ms > 0.2 ms", p50)
+			if p50 > timingSlackMS {
+				t.Errorf("median deviation %.3f ms > %.1f ms", p50, timingSlackMS)
 			}
 		})
 	}
