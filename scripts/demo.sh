@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Starts the built-in mock server, runs a real streaming benchmark against it,
-# and shows the results. Used by `make demo`.
+# and shows the results. Used by `make demo`; ENDPOINT_TYPE picks the
+# endpoint type (default chat; any of `aiperf profile --endpoint-type`'s
+# that the mock serves, e.g. `make demo ENDPOINT_TYPE=messages`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-./bin/aiperf}
 PORT=${PORT:-18080}
 OUT=${OUT:-artifacts/demo}
+ENDPOINT_TYPE=${ENDPOINT_TYPE:-chat}
 
 "$BIN" mock-server --port "$PORT" --ttft 20 --itl 4 --output-tokens 64 --fake-gpus 2 >/tmp/aiperf-demo-mock.log 2>&1 &
 MOCK=$!
@@ -19,7 +22,7 @@ rm -rf "$OUT" "$OUT.duckdb"
 "$BIN" profile \
   --model mock-model \
   --url "http://127.0.0.1:$PORT" \
-  --endpoint-type chat \
+  --endpoint-type "$ENDPOINT_TYPE" \
   --streaming \
   --concurrency 8 \
   --request-count 200 \
