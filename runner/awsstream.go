@@ -61,11 +61,11 @@ func (b *bedrockEvents) Next() (sse.Message, error) {
 	if ev.Type == "chunk" {
 		v, err := b.p.ParseBytes(ev.Payload)
 		if err != nil {
-			return sse.Message{}, fmt.Errorf("chunk event: %w", err)
+			return sse.Message{}, fmt.Errorf("%w: chunk event: %w", awsstream.ErrMalformed, err)
 		}
 		b.buf, err = base64.StdEncoding.AppendDecode(b.buf[:0], v.GetStringBytes("bytes"))
 		if err != nil {
-			return sse.Message{}, fmt.Errorf("chunk event bytes: %w", err)
+			return sse.Message{}, fmt.Errorf("%w: chunk event bytes: %w", awsstream.ErrMalformed, err)
 		}
 		return sse.Message{PerfNS: ev.PerfNS, Event: ev.Type, Data: b.buf}, nil
 	}
@@ -80,10 +80,14 @@ func (b *bedrockEvents) Next() (sse.Message, error) {
 // awsStreamError returns the record error type and message of an error
 // that ended an AWS event stream: an exception frame (its type, e.g.
 // ModelStreamError or throttlingException, and payload), or a stream cut
-// inside a frame (IncompleteStream); ok is false for other errors.
+// inside a frame (IncompleteStream), or a frame that could not be decoded
+// (ResponseParseError); ok is false for other errors.
 func awsStreamError(err error) (typ, msg string, ok bool) {
 	if ee, isEvent := awsstream.IsEventError(err); isEvent {
 		return ee.Type, ee.Message, true
+	}
+	if errors.Is(err, awsstream.ErrMalformed) {
+		return "ResponseParseError", err.Error(), true
 	}
 	if errors.Is(err, awsstream.ErrTruncated) {
 		return "IncompleteStream", "stream ended in the middle of an event stream frame", true

@@ -28,8 +28,15 @@ const (
 	MessageError = "error"
 )
 
-// ErrTruncated reports a stream that ended inside a frame.
-var ErrTruncated = errors.New("awsstream: stream ended inside a frame")
+// Errors returned by Reader.Next. Read errors of the underlying reader are
+// returned wrapped and never equal these.
+var (
+	// ErrTruncated reports a stream that ended inside a frame.
+	ErrTruncated = errors.New("awsstream: stream ended inside a frame")
+	// ErrMalformed reports a frame the Decoder rejected (a bad CRC or
+	// length); the decoder's error is wrapped beside it.
+	ErrMalformed = errors.New("awsstream: malformed frame")
+)
 
 // DefaultMaxPayload bounds the payload buffer a Reader keeps between
 // events: a larger payload is decoded, then its buffer is dropped, so one
@@ -98,7 +105,7 @@ func NewReader(r io.Reader, now func() int64) *Reader {
 // Next blocks until the next frame is complete and returns it. At a clean
 // end of stream (between frames) it returns io.EOF; if the stream ends
 // inside a frame it returns ErrTruncated; a framing error (bad CRC, bad
-// lengths) or a read error is returned wrapped. After any error, every
+// lengths) wraps ErrMalformed; a read error is returned wrapped. After any error, every
 // later call returns the same error.
 func (r *Reader) Next() (Event, error) {
 	if r.err != nil {
@@ -118,7 +125,7 @@ func (r *Reader) Next() (Event, error) {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			r.err = ErrTruncated
 		} else {
-			r.err = fmt.Errorf("awsstream: decode frame: %w", err)
+			r.err = fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
 		return Event{}, r.err
 	}
