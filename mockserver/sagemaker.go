@@ -14,7 +14,8 @@ import (
 // (application/vnd.amazon.eventstream), each write split over two frames
 // at a byte boundary. The container is chosen by the body's shape:
 // "messages" is OpenAI chat, "prompt" OpenAI completions, "inputs" TGI
-// (streaming on the stream route). The endpoint name is not checked. With
+// (streaming on the stream route), "input" OpenAI embeddings (invocations
+// only). The endpoint name is not checked. With
 // Config.SigV4 every request's signature is checked first.
 func init() {
 	routes = append(routes,
@@ -47,8 +48,13 @@ func (s *Server) serveSageMaker(w http.ResponseWriter, r *http.Request, stream b
 		if stream {
 			sh = &tgiStreamShape
 		}
+	case keys["input"] != nil && !stream:
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		s.serveEmbeddings(w, r)
+		return
 	default:
-		writeAWSError(w, http.StatusBadRequest, "ValidationException", "Received client error (400) from primary: the mock's containers take messages, prompt or inputs")
+		writeAWSError(w, http.StatusBadRequest, "ValidationException", "Received client error (400) from primary: the mock's containers take messages, prompt, inputs or input (embeddings)")
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))

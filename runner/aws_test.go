@@ -88,6 +88,20 @@ func TestAWSSignedRequestsAccepted(t *testing.T) {
 	}
 }
 
+// TestAWSSageMakerEmbeddings: a non-generating type goes through
+// SageMaker's invocations as well.
+func TestAWSSageMakerEmbeddings(t *testing.T) {
+	setAWSEnv(t, testAWSKeyID, testAWSSecret, "us-east-1")
+	srv := mocktest.Start(t, mockserver.Config{
+		SigV4: &mockserver.SigV4Credentials{AccessKeyID: testAWSKeyID, SecretAccessKey: testAWSSecret}})
+	cfg := testConfig(t, srv.URL())
+	cfg.AWSService, cfg.EndpointType, cfg.Models, cfg.Tokenizer = AWSSageMaker, "embeddings", []string{"embed-ep"}, "builtin"
+	cfg.Concurrency, cfg.RequestCount = 2, 4
+	if res := runOK(t, cfg); res.Summary.Valid != 4 {
+		t.Fatalf("%d valid, errors %+v", res.Summary.Valid, res.Summary.Errors)
+	}
+}
+
 // TestAWSWrongSecretRejected: requests signed with another secret get the
 // verifying mock's 403, recorded as errors with AWS's message.
 func TestAWSWrongSecretRejected(t *testing.T) {
