@@ -189,6 +189,9 @@ type Config struct {
 
 	// Goodput is the --goodput SLO spec, "tag:value ...".
 	Goodput string
+	// Thresholds are the --threshold CI gates, "TAG.STAT OP NUMBER" (see
+	// package verdict): judged against the summary at the end of the run.
+	Thresholds []string
 
 	// HTTP trace metrics (§2.3): --show-trace-timing prints their table,
 	// --export-http-trace writes every request's trace.

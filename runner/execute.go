@@ -33,6 +33,10 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	if err != nil {
 		return nil, err
 	}
+	gates, err := r.thresholds()
+	if err != nil {
+		return nil, err
+	}
 	if err := arts.writeInputs(ctx, r.convs, r.storedPayloads); err != nil {
 		return nil, err
 	}
@@ -177,11 +181,16 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	if telRes != nil {
 		early = append(early, r.writeTelemetry(storeCtx, arts, telRes, manifest, info))
 	}
+	// The verdict is judged whatever the run's status, and stored before
+	// the manifest that lists it.
+	res.Verdict, err = r.judge(storeCtx, arts, gates, res.Summary, manifest.Status)
+	early = append(early, err)
 	if err := errors.Join(early...); err != nil && manifest.Status == sink.StatusComplete {
 		manifest.Status, manifest.Reason = sink.StatusFailed, "storage: "+err.Error()
 	}
 	res.Files, err = arts.finish(storeCtx, res.Summary, info, r.opts.Stdout, manifest)
 	if err := errors.Join(append(early, err)...); err != nil {
+		r.printVerdict(res.Verdict)
 		return res, err
 	}
 	if r.opts.Stdout != nil {
@@ -192,6 +201,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 			fmt.Fprintf(r.opts.Stdout, "Run STOPPED, target down: %s. Set --failure-window 0 to keep sending to a failing target.\n", targetDown)
 		}
 	}
+	r.printVerdict(res.Verdict)
 	switch {
 	case interrupted:
 		return res, ErrInterrupted

@@ -25,6 +25,7 @@ import (
 	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/record"
 	"github.com/aiperf-go/aiperf/tokenizer"
+	"github.com/aiperf-go/aiperf/verdict"
 )
 
 // Errors a run can end with after it started sending.
@@ -81,6 +82,9 @@ type Result struct {
 	Cancelled int
 	// Validity says whether the client kept its schedule (see Validity).
 	Validity *Validity
+	// Verdict is the outcome of the --threshold gates, stored as
+	// verdict.json; nil without thresholds.
+	Verdict *verdict.Verdict
 }
 
 // run holds the state shared by the phases of one benchmark.

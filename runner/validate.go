@@ -159,6 +159,7 @@ func (c *Config) Validate() error {
 	if err := validateExtraInputs(c.ExtraInputs); err != nil {
 		add("--extra-inputs: %v", err)
 	}
+	p = append(p, thresholdProblems(c.Thresholds)...)
 
 	p = append(p, c.telemetryProblems()...)
 	p = append(p, c.inputProblems()...)

@@ -191,6 +191,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	load.add(0, "set-consistent-seed", boolean(&cfg.SetConsistentSeed), "use seed 42 for every profile run when --random-seed is not given")
 
 	good.add(0, "goodput", str(&cfg.Goodput), "SLOs as `tag:value ...`, e.g. 'time_to_first_token:250 inter_token_latency:10'")
+	good.add(0, "threshold", listValue{p: &cfg.Thresholds, split: true}, "CI gate `TAG.STAT<N` on the run's summary, k6-style: 'time_to_first_token.p99<300', 'request_throughput.avg>50', 'error_request_count<1'; stats avg (default), min, max, std, p1, p5, p10, p25, p50, p75, p90, p95, p99; comparators < <= > >= == !=; N in the metric's display unit (ms for latencies); repeatable or comma-separated (AIPERF_THRESHOLD); a failed gate exits 3 and the verdict is stored as verdict.json")
 
 	out.add(0, "artifact-dir", str(&cfg.ArtifactDir), "`DIR` or store URL for the artifacts (file://, s3://, gs://, azblob://, mem://)")
 	out.add(0, "label", listValue{p: &cfg.Labels, split: true}, "tag the run with `KEY=VALUE` (repeatable or comma-separated), stored in its manifest for aiperf-report to group and filter by")

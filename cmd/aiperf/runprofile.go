@@ -65,17 +65,23 @@ func runProfile(ctx context.Context, cfg *runner.Config, stdout, stderr io.Write
 		res *runner.Result
 		err error
 	)
+	// Every run's --threshold verdict goes to the GitHub step summary,
+	// whatever its exit status; exit 3 only when nothing worse happened.
+	gates := &verdicts{stepSummary: os.Getenv("GITHUB_STEP_SUMMARY"), stderr: stderr}
 	if multi {
 		// --num-profile-runs > 1 or a sweep list: several runs, then the
 		// aggregate or the sweep summary.
 		err = multirun.Run(ctx, cfg, multirun.Options{
 			Run: func(ctx context.Context, c *runner.Config) (*runner.Result, error) {
-				return runner.Run(ctx, c, opts)
+				res, err := runner.Run(ctx, c, opts)
+				gates.observe(res)
+				return res, err
 			},
 			Stores: opts.Stores, Stdout: stdout, Logger: logger, Version: Version,
 		})
 	} else {
 		res, err = runner.Run(ctx, cfg, opts)
+		gates.observe(res)
 	}
 	var inputErr *runner.InputError
 	if errors.As(err, &inputErr) {
@@ -88,7 +94,10 @@ func runProfile(ctx context.Context, cfg *runner.Config, stdout, stderr io.Write
 		}
 		return fmt.Errorf("%w: partial results were written", err)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return gates.err()
 }
 
 // errUnexpectedArgs reports positional arguments profile does not take.

@@ -46,7 +46,9 @@ func Run(ctx context.Context, root *ff.Command, args []string, stdout, stderr io
 
 // ExitCode prints err (prefixed by the program's name) to stderr and
 // returns the exit status: 0 for nil, 2 for a *UsageError, 128 + the
-// signal's number for a *SignalError (130 SIGINT, 143 SIGTERM), else 1.
+// signal's number for a *SignalError (130 SIGINT, 143 SIGTERM), the
+// status of the outermost error in err's chain with an ExitStatus() int
+// method (aiperf's failed thresholds: 3), else 1.
 func ExitCode(name string, err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
@@ -56,9 +58,9 @@ func ExitCode(name string, err error, stderr io.Writer) int {
 	if errors.As(err, &ue) {
 		return 2
 	}
-	var se *SignalError
-	if errors.As(err, &se) {
-		return se.ExitStatus()
+	var st interface{ ExitStatus() int }
+	if errors.As(err, &st) {
+		return st.ExitStatus() // *SignalError among them
 	}
 	return 1
 }

@@ -49,3 +49,20 @@ func TestRun(t *testing.T) {
 		t.Fatalf("bad flag: %v", err)
 	}
 }
+
+type statusError struct{ code int }
+
+func (e statusError) Error() string   { return "gate failed" }
+func (e statusError) ExitStatus() int { return e.code }
+
+// TestExitCodeOwnStatus: an error with an ExitStatus method picks its
+// status; a usage error around it still wins.
+func TestExitCodeOwnStatus(t *testing.T) {
+	var b bytes.Buffer
+	if code := ExitCode("tool", fmt.Errorf("run: %w", statusError{3}), &b); code != 3 || b.String() != "tool: run: gate failed\n" {
+		t.Fatalf("code %d %q", code, b.String())
+	}
+	if code := ExitCode("tool", Usage(statusError{3}), &b); code != 2 {
+		t.Fatalf("usage: code %d", code)
+	}
+}
