@@ -30,7 +30,7 @@ func TestOpenCreatesSchema(t *testing.T) {
 		_ = rows.Scan(&n)
 		names = append(names, n)
 	}
-	want := []string{"gpu_summary", "gpu_telemetry", "requests", "run_metrics", "run_summary", "run_windows", "runs",
+	want := []string{"gpu_summary", "gpu_telemetry", "requests", "run_metrics", "run_shards", "run_summary", "run_windows", "runs",
 		"schema_info", "server_metrics", "server_metrics_summary", "workloads"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("objects %v, want %v", names, want)
@@ -121,7 +121,7 @@ func TestSchemaDocumented(t *testing.T) {
 			t.Errorf("docs/schema.md lacks %s.%s", table, col)
 		}
 	}
-	if len(seen) != 11 || !seen["workloads"] || !seen["run_summary"] || !seen["gpu_summary"] {
+	if len(seen) != 12 || !seen["workloads"] || !seen["run_summary"] || !seen["gpu_summary"] {
 		t.Errorf("checked the columns of %v", seen)
 	}
 }

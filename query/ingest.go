@@ -41,6 +41,12 @@ type IngestStats struct {
 // and the records of their segments. source is recorded in runs.source (""
 // records store.Location).
 //
+// A run group (runs/<group>/shards/<i>/, one benchmark run by N shards)
+// loads as one run whose id is the group id: every shard's records, the
+// run_metrics recomputed over all of them as if one machine had run it,
+// one run_shards row per shard, and status partial when a shard is
+// missing, failed or interrupted (see group.go and docs/schema.md).
+//
 // A run that cannot be read or loaded is counted in RunsFailed and
 // skipped; the returned error joins those runs' errors (the other runs are
 // loaded). A cancelled ctx stops the ingest between runs and rolls back the
@@ -72,7 +78,11 @@ func (db *DB) Ingest(ctx context.Context, source string, store *sink.Store) (st 
 		}
 		if err == nil {
 			var n int64
-			n, err = db.loadStoredRun(ctx, source, store, sr)
+			if sr.group {
+				n, err = db.loadStoredGroup(ctx, source, store, sr)
+			} else {
+				n, err = db.loadStoredRun(ctx, source, store, sr)
+			}
 			st.Records += int(n)
 		}
 		if err != nil {
@@ -104,12 +114,15 @@ func (db *DB) contentKeys(ctx context.Context) (map[string]string, error) {
 }
 
 // storedRun is a run of a store as found: its manifest (nil when
-// interrupted), its objects and sizes, and its content key.
+// interrupted or a run group), its objects and sizes, and its content key.
 type storedRun struct {
 	sink.RunSummary
 	manifestJSON []byte
 	objects      map[string]int64
 	key          string
+	// group reports a run group: no manifest of its own, its shards under
+	// shards/ (see group.go).
+	group bool
 }
 
 // inspectRun lists what a run holds and derives its content key: the
@@ -153,6 +166,10 @@ func inspectRun(ctx context.Context, store *sink.Store, rs sink.RunSummary) (*st
 		fmt.Fprintf(h, "%s\x00%d\x00", n, sr.objects[n])
 	}
 	sr.key = "partial:" + hex.EncodeToString(h.Sum(nil))
+	if sr.group = isGroup(sr.objects); sr.group {
+		// A group changes as its shards' objects arrive: the same hash.
+		sr.key = "group:" + strings.TrimPrefix(sr.key, "partial:")
+	}
 	return sr, nil
 }
 

@@ -35,6 +35,9 @@ type loadPlan struct {
 	csv     string
 	// telemetry is the run's GPU telemetry and server metrics.
 	telemetry telemetryPlan
+	// group, for a run group, replaces records: the shards' records, from
+	// which the metrics are recomputed after they load.
+	group *groupPlan
 }
 
 // replaceRun loads p in one transaction, replacing every row the run had
@@ -46,7 +49,7 @@ func (db *DB) replaceRun(ctx context.Context, p *loadPlan) (int64, error) {
 	}
 	defer tx.Rollback()
 	id := p.run.ID
-	for _, table := range []string{"requests", "run_metrics", "gpu_telemetry", "server_metrics", "runs"} {
+	for _, table := range []string{"requests", "run_metrics", "run_shards", "gpu_telemetry", "server_metrics", "runs"} {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE run_id = ?`, id); err != nil {
 			return 0, fmt.Errorf("delete old rows: %w", err)
 		}
@@ -60,6 +63,8 @@ func (db *DB) replaceRun(ctx context.Context, p *loadPlan) (int64, error) {
 	}
 	var n int64
 	switch {
+	case p.group != nil:
+		n, err = db.insertGroup(ctx, tx, id, p.group)
 	case len(p.records) > 0:
 		n, err = db.insertRecords(ctx, tx, id, p.records)
 	case p.csv != "":

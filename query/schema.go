@@ -8,7 +8,7 @@ import (
 // SchemaVersion is the version of the schema documented in docs/schema.md,
 // stored in schema_info(version). It changes whenever a table, column, view
 // or macro changes meaning.
-const SchemaVersion = "5"
+const SchemaVersion = "6"
 
 // MetricColumns are the typed DOUBLE columns of the requests table, one per
 // scalar metric tag that aiperf-go writes to profile_export.jsonl (record
@@ -176,7 +176,9 @@ SELECT
 FROM runs
 GROUP BY ALL`
 
-const runSummaryView = `
+// runSummaryViewV2 is run_summary as schemas 2 to 5 defined it, before
+// run groups.
+const runSummaryViewV2 = `
 CREATE OR REPLACE VIEW run_summary AS
 SELECT
 	r.run_id, r.source, r.status, r.start_time, r.end_time, r.tool_name, r.tool_version,
@@ -211,10 +213,11 @@ LEFT JOIN (
 // is an empty database. Each runs in one transaction.
 var migrations = [][]string{
 	{runsDDL, runMetricsDDL, requestsDDL(), workloadMacros, workloadsView, runSummaryViewV1},
-	{`ALTER TABLE runs ADD COLUMN labels JSON`, runSummaryView},
+	{`ALTER TABLE runs ADD COLUMN labels JSON`, runSummaryViewV2},
 	addColumns("requests", httpTraceColumns, "DOUBLE"),
 	telemetryMigration(),
 	addColumns("requests", videoColumns, "DOUBLE"),
+	{runShardsDDL, runSummaryView},
 }
 
 // addColumns returns the statements adding columns of one type to table.
@@ -228,4 +231,32 @@ func addColumns(table string, cols []string, typ string) []string {
 
 // runSummaryViewV1 is run_summary as schema 1 defined it, before runs had
 // labels; migration 1 must create exactly what version 1 had.
-var runSummaryViewV1 = strings.Replace(runSummaryView, " r.labels,", "", 1)
+var runSummaryViewV1 = strings.Replace(runSummaryViewV2, " r.labels,", "", 1)
+
+// runShardsDDL is the table of run groups' shards, added by schema 6.
+const runShardsDDL = `
+CREATE TABLE run_shards (
+	run_id        VARCHAR NOT NULL,
+	shard_index   INTEGER NOT NULL,
+	shard_count   INTEGER NOT NULL,
+	status        VARCHAR NOT NULL,
+	missing       BOOLEAN NOT NULL,
+	records       BIGINT NOT NULL,
+	start_time    TIMESTAMP,
+	end_time      TIMESTAMP,
+	clock_skew_ms DOUBLE,
+	hostname      VARCHAR,
+	reason        VARCHAR
+)`
+
+// runSummaryView adds to runSummaryViewV2 a group's shards, "present/count"
+// (NULL for a run of one process), after records.
+var runSummaryView = strings.Replace(strings.Replace(runSummaryViewV2,
+	"\tr.records,\n", "\tr.records, sh.shards,\n", 1),
+	"FROM runs r\n", `FROM runs r
+LEFT JOIN (
+	SELECT run_id, CAST(count(*) FILTER (WHERE NOT missing) AS VARCHAR) || '/' || CAST(max(shard_count) AS VARCHAR) AS shards
+	FROM run_shards
+	GROUP BY run_id
+) sh ON sh.run_id = r.run_id
+`, 1)

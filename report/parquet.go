@@ -10,7 +10,7 @@ import (
 )
 
 // Tables are the tables Export writes.
-var Tables = []string{"runs", "requests", "run_metrics", "gpu_telemetry", "server_metrics"}
+var Tables = []string{"runs", "requests", "run_metrics", "run_shards", "gpu_telemetry", "server_metrics"}
 
 // ExportParquet writes each of Tables as dir/<table>.parquet with DuckDB's
 // own Parquet writer (zstd-compressed) and returns the files written.

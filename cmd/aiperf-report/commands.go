@@ -143,6 +143,13 @@ func newShowCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 			if err := export.WriteConsoleExport(rc.stdout, s, info); err != nil {
 				return err
 			}
+			line, err := report.ShardLine(ctx, db.SQL(), args[0])
+			if err != nil {
+				return err
+			}
+			if line != "" {
+				fmt.Fprintln(rc.stdout, line)
+			}
 			return report.ShowTelemetry(ctx, db.SQL(), rc.stdout, args[0])
 		},
 	}

@@ -54,12 +54,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.StringVar(&rc.format, 0, "format", "table", "output `FORMAT`: table, csv, json or markdown")
 	root := &ff.Command{
 		Name:      "aiperf-report",
-		Usage:     "aiperf-report [--db FILE] <ingest|runs|show|compare|regress|sql|export|plot|analyze-trace> ...",
+		Usage:     "aiperf-report [--db FILE] <ingest|runs|show|compare|regress|merge|sql|export|plot|analyze-trace> ...",
 		ShortHelp: "SQL, history and regression verdicts over aiperf runs",
 		Flags:     fs,
 		Subcommands: []*ff.Command{
 			newIngestCommand(rc, fs), newRunsCommand(rc, fs), newShowCommand(rc, fs),
-			newCompareCommand(rc, fs), newRegressCommand(rc, fs), newSQLCommand(rc, fs),
+			newCompareCommand(rc, fs), newRegressCommand(rc, fs), newMergeCommand(rc, fs), newSQLCommand(rc, fs),
 			newExportCommand(rc, fs), newPlotCommand(rc, fs), newAnalyzeTraceCommand(rc, fs),
 			newVersionCommand(rc, fs),
 		},
