@@ -1,7 +1,8 @@
 // Package command holds the conventions both binaries follow: how a command
 // tree is parsed and run, how help is printed, and how errors map to exit
 // statuses (2 for invalid usage, 128 + N after signal N cut a command
-// short, 1 for everything else).
+// short, an error's own ExitStatus() such as aiperf's 3 for failed
+// thresholds, 1 for everything else).
 package command
 
 import (
