@@ -190,10 +190,15 @@ func isRunStore(dir string) bool {
 	return false
 }
 
-// isStoredRun reports whether dir is runs/<run_id>/ of an aiperf-go store.
+// isStoredRun reports whether dir is runs/<run_id>/ of an aiperf-go store,
+// or a run group's runs/<group>/ (its shards' directories hold AIPerf
+// files too, but they are parts of one run: Ingest loads them).
 func isStoredRun(dir string) bool {
 	if filepath.Base(filepath.Dir(dir)) != "runs" {
 		return false
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "shards")); err == nil && fi.IsDir() {
+		return true
 	}
 	return runIDPattern.MatchString(filepath.Base(dir)) || fileExists(filepath.Join(dir, "manifest.json"))
 }

@@ -424,3 +424,14 @@ func TestMergeGroup(t *testing.T) {
 		t.Errorf("merge of a plain run: %v", err)
 	}
 }
+
+// TestAIPerfDirSkipsGroups: a store's run groups are loaded by Ingest
+// only; the AIPerf files of their shards are not runs of their own.
+func TestAIPerfDirSkipsGroups(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, filepath.Join(groupStore(t), "runs", shardGroup), filepath.Join(dir, "runs", shardGroup))
+	st, err := openTestDB(t).IngestAIPerfDir(context.Background(), dir)
+	if err != nil || st.RunsSeen != 0 {
+		t.Errorf("AIPerf dirs found in a group: %+v %v", st, err)
+	}
+}

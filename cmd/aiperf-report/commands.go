@@ -92,7 +92,7 @@ func newRunsCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 	model := fs.StringLong("model", "", "only runs of this `MODEL`")
 	workload := fs.StringLong("workload", "", "only runs of this `WORKLOAD` id")
 	since := fs.StringLong("since", "", "only runs started at or after this `TIME` (e.g. 2026-11-01 or 2026-11-01T08:00:00Z)")
-	status := fs.StringLong("status", "", "only runs with this `STATUS`: complete, failed or interrupted")
+	status := fs.StringLong("status", "", "only runs with this `STATUS`: complete, failed, interrupted or partial (a run group with a shard missing)")
 	return &ff.Command{
 		Name:      "runs",
 		Usage:     "aiperf-report runs [--model M] [--workload W] [--since T] [--status S]",
