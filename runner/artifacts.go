@@ -105,6 +105,9 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock, stores
 	}
 	a := &artifacts{cfg: cfg, clock: clock, store: store, names: exportNames(cfg.ProfileExportPrefix)}
 	a.run = store.NewRun(sink.NewRunID(clock.Origin()))
+	if cfg.Sharded() {
+		a.run = store.NewShardRun(cfg.RunGroup, cfg.ShardIndex)
+	}
 	if err := a.run.CheckWritable(ctx); err != nil {
 		store.Close()
 		return nil, err
@@ -113,7 +116,7 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock, stores
 	if spoolRoot == "" {
 		spoolRoot = sink.DefaultSpoolRoot()
 	}
-	a.spool = filepath.Join(spoolRoot, a.run.ID)
+	a.spool = filepath.Join(spoolRoot, sink.SpoolName(a.run.ID))
 	// The descriptor is written now, not with the first stream, so that a
 	// summary-only run that dies leaves a spool Recover can finish.
 	if err := a.run.OpenSpool(a.spool); err != nil {

@@ -228,6 +228,17 @@ type Config struct {
 	// upload wait included, so a stopped container exits in time.
 	ShutdownGrace time.Duration
 
+	// Sharding (see shard.go and docs/fleet.md): ShardCount processes run
+	// one benchmark, each its deterministic share of the global plan,
+	// writing runs/<RunGroup>/shards/<ShardIndex>/. ShardCount 0 means
+	// not sharded. StartAt, or ShardBarrier through the store, gives the
+	// shards a common start of their profiling schedule.
+	ShardIndex, ShardCount int
+	RunGroup               string
+	StartAt                time.Time // zero: none
+	ShardBarrier           bool
+	ShardBarrierTimeout    time.Duration
+
 	// Telemetry (see docs/telemetry.md). Server metrics are scraped from
 	// the --url base + /metrics unless NoServerMetrics, plus ServerMetrics;
 	// GPU telemetry from the default DCGM exporter endpoints plus the URLs
@@ -295,6 +306,7 @@ func Defaults() Config {
 		SegmentRecords:                    10000,
 		UploadGrace:                       5 * time.Minute,
 		ShutdownGrace:                     DefaultShutdownGrace,
+		ShardBarrierTimeout:               DefaultShardBarrierTimeout,
 		UIType:                            "",
 		LogLevel:                          "INFO",
 		NumProfileRuns:                    1,

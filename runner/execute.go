@@ -106,6 +106,12 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	// scheduled sends.
 	runtime.GC()
 	r.runPhases(phases, &late)
+	if r.startErr != nil { // the shards' common start failed: nothing was profiled
+		prog.stop()
+		pipe.close()
+		_, _ = tel.finish(ctx, r.clock.Now())
+		return nil, r.startErr
+	}
 	// From here on, stores are bounded by --shutdown-grace after a signal
 	// (see storeContext), not cut off by it.
 	storeCtx, release := storeContext(ctx, r.cfg.ShutdownGrace)
@@ -168,6 +174,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		Config:   r.buildInputConfig(specs),
 		Labels:   r.cfg.LabelMap(),
 		Validity: res.Validity,
+		Shard:    r.shardInfo(),
 	}
 	// A store that fails here (timeslices, telemetry) does not keep the
 	// records from being delivered, or spooled, by finish.
@@ -254,8 +261,9 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, l
 		if !ph.is.startSession() {
 			return nil
 		}
-		return r.sessions.start(r, r.nextConversation())
+		return r.newSession(spec.phase)
 	}
+	r.shardPhase(ph)
 	prefill := newLimiter(spec.prefill, spec.prefillRamp)
 	ph.dispatch = func(ctx context.Context, c credit, s *session) string {
 		rec := r.newRecord(spec, c, s)
@@ -331,6 +339,11 @@ func (r *run) runPhases(phases []*phaseRun, late *lateness) {
 	for i := 0; i < len(phases); i++ {
 		ph := phases[i]
 		profiling := ph.spec.phase == record.PhaseProfiling
+		if profiling && r.shard != nil {
+			if r.startErr = r.awaitStart(ph); r.startErr != nil {
+				return
+			}
+		}
 		switch {
 		case profiling && r.fixed != nil:
 			runFixedSchedule(ph, r, r.fixed, late)
@@ -351,7 +364,7 @@ func (r *run) runPhases(phases []*phaseRun, late *lateness) {
 
 // sharesWorkers reports whether closed-loop phase b can run on a's workers.
 func (r *run) sharesWorkers(a, b *phaseRun) bool {
-	bOwn := b.spec.phase == record.PhaseProfiling && (r.fixed != nil || r.cfg.Mode() == ModeUserCentric)
+	bOwn := b.spec.phase == record.PhaseProfiling && (r.fixed != nil || r.cfg.Mode() == ModeUserCentric || r.shard != nil)
 	return !bOwn && b.spec.rate == 0 && b.spec.concurrency == a.spec.concurrency && b.spec.concurrencyRamp == 0
 }
 

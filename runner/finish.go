@@ -96,7 +96,8 @@ func (a *artifacts) finish(ctx context.Context, s *metrics.Summary, info *export
 	if merr := a.run.WriteManifest(ctx, m); merr != nil {
 		err = errors.Join(err, merr)
 	}
-	if a.store.LocalDir != "" && err == nil {
+	// A shard is one writer of a group's run: no "latest run" links.
+	if a.store.LocalDir != "" && err == nil && !a.cfg.Sharded() {
 		err = a.linkLatest(out)
 	}
 	if err == nil {
@@ -109,6 +110,9 @@ func (a *artifacts) finish(ctx context.Context, s *metrics.Summary, info *export
 // AIPerf-style path of the latest run (see linkLatest), else its location
 // in the store.
 func (a *artifacts) where(name string) string {
+	if a.store.LocalDir != "" && a.cfg.Sharded() {
+		return filepath.Join(a.store.LocalDir, filepath.FromSlash(a.run.Key(name)))
+	}
 	if a.store.LocalDir != "" {
 		return filepath.Join(a.store.LocalDir, filepath.FromSlash(name))
 	}

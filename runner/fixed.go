@@ -13,6 +13,7 @@ import (
 // phase start.
 type fixedSchedule struct {
 	order  []int   // conversation indices by first-turn timestamp, then index
+	nums   []int   // the session number of each of order; nil: its position
 	zeroMS float64 // dataset time of the phase start
 }
 
@@ -68,7 +69,10 @@ func runFixedSchedule(ph *phaseRun, r *run, fs *fixedSchedule, late *lateness) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	start := clock.Now()
-	for _, conv := range fs.order {
+	if ph.zero > 0 {
+		start = ph.zero
+	}
+	for k, conv := range fs.order {
 		target := at(start, r.convs[conv].Turns[0].TimestampMS)
 		preciseSleepUntil(ctx, clock, target)
 		if !sem.acquire(ctx) || !is.startSession() {
@@ -81,6 +85,9 @@ func runFixedSchedule(ph *phaseRun, r *run, fs *fixedSchedule, late *lateness) {
 		now := clock.Now()
 		late.add(now, now-c.intended)
 		s := r.sessions.start(r, conv)
+		if fs.nums != nil { // a shard's part: the global session numbers
+			s.num = fs.nums[k]
+		}
 		s.slot = ids.get()
 		wg.Go(func() {
 			defer func() {

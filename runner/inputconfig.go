@@ -110,7 +110,7 @@ func (r *run) buildInputConfig(specs []*phaseSpec) *inputConfig {
 	}
 	ic.Datasets = []datasetConfig{{Name: "main", Type: "synthetic", Entries: c.NumDatasetEntries, RandomSeed: r.seed, Prompts: prompts}}
 	for _, s := range specs {
-		pc := phaseConfig{Name: string(s.phase), Type: string(c.Mode()), Requests: s.count,
+		pc := phaseConfig{Name: string(s.phase), Type: string(c.Mode()), Requests: max(s.count, 0),
 			DurationSeconds: s.duration.Seconds(), Concurrency: s.concurrency, Rate: s.rate}
 		if s.duration > 0 {
 			pc.GracePeriod = s.grace.Seconds()

@@ -56,7 +56,9 @@ func (r *run) phaseSpecs() ([]*phaseSpec, error) {
 	if err := r.setIntervals(p, cfg.ArrivalPattern); err != nil {
 		return nil, err
 	}
-	return append(specs, p), nil
+	specs = append(specs, p)
+	r.shardSpecs(specs)
+	return specs, nil
 }
 
 // setIntervals gives an open-loop phase its inter-arrival generator, seeded

@@ -116,6 +116,10 @@ type run struct {
 	mcfg     *metrics.Config
 	// tel owns the run's telemetry; nil before it starts.
 	tel *telemetryRun
+	// shard is the run's place in its shard group; nil when not sharded.
+	shard *shardState
+	// startErr is why a shard's common start failed (see awaitStart).
+	startErr error
 	// tls is the TLS configuration of https targets and their /metrics
 	// (see tlsConfig); nil means Go's defaults.
 	tls *tls.Config
@@ -173,7 +177,12 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 		return nil, err
 	}
 	r.seed = cfg.RandomSeed
-	if !cfg.RandomSeedSet {
+	r.shard = newShardState(cfg)
+	switch {
+	case cfg.RandomSeedSet:
+	case r.shard != nil:
+		r.seed = groupSeed(cfg.RunGroup) // the same plan in every shard
+	default:
 		r.seed = rand.Uint64()
 	}
 	if err := r.buildDataset(ctx, tok); err != nil {
@@ -187,6 +196,9 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 	// A run that fails before its end leaves no spool behind, unless it
 	// holds records the store does not have (then the error names it).
 	defer func() { err = errors.Join(err, arts.close()) }()
+	if r.shard != nil {
+		r.shard.store = arts.store
+	}
 	r.log = slog.New(slog.NewMultiHandler(log.Handler(), arts.logHandler(LogLevel(cfg.LogLevel))))
 	transport := opts.Transport
 	if transport == nil {
@@ -260,7 +272,7 @@ func workerID(slot int) string { return fmt.Sprintf("worker_%08x", uint32(slot)*
 func (r *run) newRecord(spec *phaseSpec, c credit, s *session) *record.Record {
 	turn := s.nextTurn()
 	return &record.Record{
-		RequestNum:            int(r.requests.Add(1)) - 1,
+		RequestNum:            r.requestNum(spec, c),
 		SessionNum:            s.num,
 		ConversationID:        s.c.SessionID,
 		TurnIndex:             s.turn,

@@ -58,7 +58,7 @@ func (is *issuer) take(intended int64) (credit, bool) {
 	is.mu.Lock()
 	defer is.mu.Unlock()
 	now := is.clock.Now()
-	if is.spec.count > 0 && is.sent >= is.spec.count {
+	if is.spec.count != 0 && is.sent >= is.spec.count { // < 0: none (a shard's empty share)
 		return credit{}, false
 	}
 	if is.sent == 0 {
@@ -101,7 +101,7 @@ func (is *issuer) mayStart() bool {
 
 func (is *issuer) mayStartLocked() bool {
 	return (is.spec.sessions <= 0 || is.sessions < is.spec.sessions) &&
-		(is.spec.count <= 0 || is.sent < is.spec.count) &&
+		(is.spec.count == 0 || is.sent < is.spec.count) &&
 		(is.deadline <= 0 || is.clock.Now() < is.deadline)
 }
 
@@ -146,6 +146,11 @@ type phaseRun struct {
 	// returns nil when the phase may start no more sessions.
 	newSession func() *session
 	dispatch   dispatchFunc
+	// zero, when set, is the schedule's start (monotonic ns): a shard's
+	// common start. An open loop sends ticks offset, offset+stride, ... of
+	// the schedule (a shard's part); stride 0 means every tick.
+	zero           int64
+	stride, offset int
 }
 
 // runClosedLoop runs workers that each send back to back. A worker keeps a
@@ -239,7 +244,13 @@ func runOpenLoop(ph *phaseRun, clock *record.Clock, late *lateness) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	start := clock.Now()
+	if ph.zero > 0 {
+		start = ph.zero
+	}
 	next := start
+	for range ph.offset { // the ticks of the shards before this one
+		next += rampedInterval(spec, spec.intervals.Next(), next-start)
+	}
 	exhausted := false // no new session may start
 	for ctx.Err() == nil {
 		preciseSleepUntil(ctx, clock, next)
@@ -294,7 +305,9 @@ func runOpenLoop(ph *phaseRun, clock *record.Clock, late *lateness) {
 			}
 			due.push(s)
 		})
-		next += rampedInterval(spec, spec.intervals.Next(), next-start)
+		for range max(1, ph.stride) {
+			next += rampedInterval(spec, spec.intervals.Next(), next-start)
+		}
 	}
 }
 

@@ -46,6 +46,13 @@ func (sc *sessionCounter) start(r *run, conv int) *session {
 	return &session{conv: conv, c: c, num: num, corrID: uuid.NewString(), turns: len(c.Turns), url: r.urlIndex(num)}
 }
 
+// startNum returns a new session on conversation conv of r numbered num
+// (a shard's global session number).
+func (sc *sessionCounter) startNum(r *run, conv, num int) *session {
+	c := &r.convs[conv]
+	return &session{conv: conv, c: c, num: num, corrID: uuid.NewString(), turns: len(c.Turns), url: r.urlIndex(num)}
+}
+
 // done reports whether every turn of the session has been sent.
 func (s *session) done() bool { return s.turn >= s.turns }
 

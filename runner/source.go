@@ -97,6 +97,7 @@ func (r *run) buildDataset(ctx context.Context, tok tokenizer.Tokenizer) error {
 	}
 	if r.cfg.FixedSchedule {
 		r.fixed = newFixedSchedule(r)
+		r.shardFixed(r.fixed)
 		if len(r.fixed.order) == 0 {
 			return &InputError{Err: errors.New("dataset: --fixed-schedule: the dataset has no timestamps to replay")}
 		}

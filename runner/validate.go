@@ -75,6 +75,7 @@ func (c *Config) Validate() error {
 	p = append(p, c.templateProblems()...)
 	p = append(p, c.tritonProblems()...)
 	p = append(p, c.pollProblems()...)
+	p = append(p, c.shardProblems()...)
 	if c.RequestTimeout <= 0 {
 		add("--request-timeout-seconds must be > 0")
 	}

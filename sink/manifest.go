@@ -57,6 +57,9 @@ type Manifest struct {
 	// GPU count; omitted when no telemetry was configured.
 	Telemetry any `json:"telemetry,omitempty"`
 	// DatasetSHA256 hashes the exact payloads of the dataset (inputs.json).
+	// Shard places a shard's run in its group (see ShardInfo); omitted
+	// for a run that is not a shard.
+	Shard         *ShardInfo  `json:"shard,omitempty"`
 	DatasetSHA256 string      `json:"dataset_sha256"`
 	Storage       StorageInfo `json:"storage"`
 	Objects       []Object    `json:"objects"`

@@ -184,6 +184,12 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	load.add(0, "fixed-schedule-start-offset", optFloat{&cfg.FixedScheduleStartOffset, &cfg.FixedScheduleStartOffsetSet}, "replay from this timestamp (`MS`, inclusive)")
 	load.add(0, "fixed-schedule-end-offset", optFloat{&cfg.FixedScheduleEndOffset, &cfg.FixedScheduleEndOffsetSet}, "replay up to this timestamp (`MS`, inclusive)")
 
+	load.add(0, "shard-index", integer(&cfg.ShardIndex), "run shard `I` of --shard-count (default: the scheduler's array index: JOB_COMPLETION_INDEX, AWS_BATCH_JOB_ARRAY_INDEX, CLOUD_RUN_TASK_INDEX, BATCH_TASK_INDEX)")
+	load.add(0, "shard-count", integer(&cfg.ShardCount), "split the benchmark over `N` shards (processes), each running its part of the same plan (see docs/fleet.md)")
+	load.add(0, "run-group", str(&cfg.RunGroup), "`ID` the shards of one benchmark share: each writes runs/ID/shards/I/ (default: the scheduler's job id)")
+	load.add(0, "start-at", timeValue{&cfg.StartAt}, "start the profiling schedule at `RFC3339` time, so that shards line up")
+	load.add(0, "shard-barrier", boolean(&cfg.ShardBarrier), "start the profiling schedule when every shard is ready (ready objects in the store)")
+	load.add(0, "shard-barrier-timeout", secondsValue{d: &cfg.ShardBarrierTimeout}, "fail when not every shard is ready within `SECONDS`")
 	load.add(0, "num-profile-runs", integer(&cfg.NumProfileRuns), "run the benchmark `N` times (1-10) and report confidence intervals across runs")
 	load.add(0, "confidence-level", num(&cfg.ConfidenceLevel), "confidence `LEVEL` of the multi-run intervals (0-1)")
 	load.add(0, "profile-run-cooldown-seconds", secondsValue{d: &cfg.ProfileRunCooldown}, "pause `SECONDS` between profile runs")
@@ -274,6 +280,9 @@ func finishProfileConfig(cfg *runner.Config, fs *ff.FlagSet, verbose int, rest, 
 	cfg.LogLevel = strings.ToUpper(cfg.LogLevel)
 	cfg.CLICommand = runner.ShellQuote(append([]string{"aiperf"}, secret.Args(args)...))
 	cfg.ApplyServiceKind()
+	if err := shardEnvFromProcess(cfg, set); err != nil {
+		return command.Usage(err)
+	}
 	if err := cfg.Validate(); err != nil {
 		return command.Usage(err)
 	}
