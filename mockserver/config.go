@@ -162,8 +162,9 @@ type Config struct {
 	// TLS, when not nil, makes Start serve HTTPS (HTTP/1.1 over TLS) with
 	// it: its Certificates must hold the server's certificate (see
 	// SelfSigned and LoadKeyPair). URL then starts with https://. The
-	// DCGMAddr listener stays plain HTTP.
-	TLS *tls.Config
+	// DCGMAddr listener stays plain HTTP. It is not part of the JSON form
+	// of a Config (tests hand configs to child processes as JSON).
+	TLS *tls.Config `json:"-"`
 }
 
 // withDefaults returns c with zero fields replaced by their defaults, or an
