@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -433,5 +434,50 @@ func TestAIPerfDirSkipsGroups(t *testing.T) {
 	st, err := openTestDB(t).IngestAIPerfDir(context.Background(), dir)
 	if err != nil || st.RunsSeen != 0 {
 		t.Errorf("AIPerf dirs found in a group: %+v %v", st, err)
+	}
+}
+
+// TestMigrateToSchema6: a schema 5 database, where a run group loaded as
+// a run without a manifest, opens with run_shards and run_summary.shards,
+// and the next ingest reloads the group as one run of its shards.
+func TestMigrateToSchema6(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v5.duckdb")
+	raw, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts := []string{`CREATE TABLE schema_info (version VARCHAR NOT NULL)`, `INSERT INTO schema_info VALUES ('5')`}
+	for _, m := range migrations[:5] {
+		stmts = append(stmts, m...)
+	}
+	stmts = append(stmts, `INSERT INTO runs (run_id, source, status, ingested_at, content_key) VALUES ('`+shardGroup+`', 's', 'interrupted', now(), 'partial:0')`)
+	conn, err := raw.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range stmts {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	conn.Close()
+	raw.Close()
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if rows := queryRows(t, db, `SELECT status, shards FROM run_summary`); fmt.Sprint(rows) != "[[interrupted <nil>]]" {
+		t.Errorf("after the migration: %v", rows)
+	}
+	dir := t.TempDir()
+	copyDir(t, groupStore(t), dir)
+	if _, err := db.Ingest(ctx, "", openStore(t, dir)); err != nil {
+		t.Fatal(err)
+	}
+	if rows := queryRows(t, db, `SELECT status, shards FROM run_summary WHERE run_id = ?`, shardGroup); fmt.Sprint(rows) != "[[complete 3/3]]" {
+		t.Errorf("the group after an ingest: %v", rows)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/sink"
 )
 
@@ -16,6 +17,9 @@ type groupPlan struct {
 	// files[i] are the record files of shards[i], in order; nil for a
 	// shard without records.
 	files [][]string
+	// summary is the group's summary recomputed over its records, set
+	// by the load.
+	summary *metrics.Summary
 }
 
 // shardRecordFiles returns the record objects of a shard (relative to its
@@ -95,13 +99,14 @@ func (db *DB) insertGroup(ctx context.Context, tx *sql.Tx, id string, g *groupPl
 		sh.records = n
 		total += n
 	}
-	ms, err := recomputeMetrics(ctx, tx, id)
+	ms, summary, err := recomputeMetrics(ctx, tx, id)
 	if err != nil {
 		return 0, err
 	}
 	if err := insertMetrics(ctx, tx, id, ms); err != nil {
 		return 0, err
 	}
+	g.summary = summary
 	for _, sh := range g.shards {
 		start, end, skew := sh.facts()
 		var host, reason string

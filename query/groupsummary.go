@@ -197,22 +197,23 @@ func summaryJSON(s *metrics.Summary, group string, inputConfig []byte, version s
 	return buf.Bytes(), nil
 }
 
-// recomputeMetrics recomputes a run's run_metrics rows from its records:
-// the summary is written as profile_export_aiperf.json and read back, so
-// that the rows are exactly what a run's summary file gives, and what
-// reading a merged group's file gives.
-func recomputeMetrics(ctx context.Context, q queryer, runID string) ([]metricRow, error) {
+// recomputeMetrics recomputes a run's run_metrics rows from its records,
+// and returns the summary they come from: the summary is written as
+// profile_export_aiperf.json and read back, so that the rows are exactly
+// what a run's summary file gives, and what reading a merged group's file
+// gives.
+func recomputeMetrics(ctx context.Context, q queryer, runID string) ([]metricRow, *metrics.Summary, error) {
 	s, err := summarizeRecords(ctx, q, runID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	data, err := summaryJSON(s, runID, nil, "")
 	if err != nil {
-		return nil, fmt.Errorf("summarize records: %w", err)
+		return nil, nil, fmt.Errorf("summarize records: %w", err)
 	}
 	parsed, err := parseSummary(data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return parsed.Metrics, nil
+	return parsed.Metrics, s, nil
 }

@@ -77,10 +77,7 @@ func MergeGroup(ctx context.Context, store *sink.Store, group string, out *blob.
 	if err != nil {
 		return nil, fmt.Errorf("merge %s: %w", group, err)
 	}
-	s, err := summarizeRecords(ctx, db.db, group)
-	if err != nil {
-		return nil, fmt.Errorf("merge %s: %w", group, err)
-	}
+	s := p.group.summary
 	st := &MergeStats{Status: p.run.Status, Reason: p.run.Reason, Shards: len(p.group.shards), Records: n}
 	for _, sh := range p.group.shards {
 		if sh.missing() {
