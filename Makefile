@@ -7,6 +7,8 @@ LDFLAGS := -s -w -X main.Version=$(VERSION) -X main.Commit=$(COMMIT)
 CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/aiperf-go
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(CACHE)/bin/staticcheck-$(STATICCHECK_VERSION)
+ACTIONLINT_VERSION := v1.7.12
+ACTIONLINT := $(CACHE)/bin/actionlint-$(ACTIONLINT_VERSION)
 
 # Hugging Face tokenizers (--tokenizer <model id or path>) run in the Rust library
 # libtokenizers.a, which scripts/tokenizers.sh builds with cargo once per version into the
@@ -27,7 +29,7 @@ export CGO_CFLAGS := $(or $(CGO_CFLAGS),-O2 -g) -Wno-deprecated-declarations
 # by the tokenizer-testdata target, and must not skip under make.
 TOKTEST = AIPERF_TEST_TOKENIZER_DATA=$$(./scripts/tokenizers.sh testdata) AIPERF_TEST_REQUIRE_TOKENIZERS=1 AIPERF_TEST_REQUIRE_FFMPEG=1
 
-.PHONY: all build demo test unit race timing integration lint bench clean tokenizers tokenizer-testdata ffmpeg
+.PHONY: all build demo test unit race timing integration lint deploy-lint bench coldstart clean tokenizers tokenizer-testdata ffmpeg
 
 all: build
 
@@ -46,7 +48,7 @@ build: tokenizers ## build bin/aiperf and bin/aiperf-report (both cgo: HF tokeni
 demo: build ## start the mock server, run a real benchmark, show the results
 	./scripts/demo.sh
 
-test: lint race timing integration ## every test: vet, staticcheck, gofmt, -race, timing, real blob stores
+test: lint deploy-lint race timing integration ## every test: vet, staticcheck, gofmt, job definitions, -race, timing, real blob stores
 
 ffmpeg: ## Debian's ffmpeg for MP3 and video synthesis (once)
 	./scripts/ffmpeg.sh
@@ -90,8 +92,26 @@ lint: $(STATICCHECK) tokenizers ## go vet, staticcheck, gofmt (with every build 
 	$(STATICCHECK) -tags timing,integration,$(TAGS) ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+$(ACTIONLINT):
+	@mkdir -p $(CACHE)/bin
+	GOFLAGS= GOBIN=$(CACHE)/bin $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+	mv $(CACHE)/bin/actionlint $(ACTIONLINT)
+
+# The job definitions under deploy/: actionlint on the GitHub workflow; the
+# Kubernetes, AWS Batch and Cloud Run definitions decoded strictly into their
+# APIs' Go types and the Dockerfile parsed with BuildKit's parser (deploy/ is
+# a module of its own, so those modules stay out of aiperf's build); then the
+# workflow's run steps executed here against the mock server.
+deploy-lint: $(ACTIONLINT) build
+	$(ACTIONLINT) deploy/github/nightly.yml
+	cd deploy && GOFLAGS= $(GO) vet ./... && GOFLAGS= $(GO) test -count=1 ./...
+	GOFLAGS= ./scripts/test-workflow.sh
+
 bench: build ## the performance benchmarks recorded in BENCHMARKS.md
 	./scripts/bench/run.sh
+
+coldstart: build ## exec to first request, RSS and binary size of the runner (BENCHMARKS.md)
+	./scripts/bench/run.sh coldstart
 
 clean:
 	rm -rf bin artifacts
