@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/peterbourgon/ff/v4"
 
@@ -55,10 +56,25 @@ func exitCode(err error, stderr io.Writer) int {
 // misspelled AIPERF_* variables (a warning on stderr) and boolean settings
 // that do not parse (a usage error), then calls run.
 func runWithEnv(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
-	if err := checkEnv(environ, envSettings(newRoot(nil, io.Discard, io.Discard)), stderr); err != nil {
-		return command.Usage(err)
+	// Building the throwaway command tree costs about a millisecond of
+	// start-up (ff checks each flag against all the others), so it is
+	// built only when there is an AIPERF_* variable to check.
+	if hasEnvPrefix(environ) {
+		if err := checkEnv(environ, envSettings(newRoot(nil, io.Discard, io.Discard)), stderr); err != nil {
+			return command.Usage(err)
+		}
 	}
 	return run(ctx, args, stdout, stderr)
+}
+
+// hasEnvPrefix reports whether environ holds any AIPERF_* variable.
+func hasEnvPrefix(environ []string) bool {
+	for _, kv := range environ {
+		if strings.HasPrefix(kv, envPrefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // run parses args and runs the selected subcommand.

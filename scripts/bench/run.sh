@@ -2,7 +2,7 @@
 # Runs the performance benchmarks of BENCHMARKS.md against the built-in mock
 # server (a separate process on the same machine) and prints one line per
 # measurement. Usage: scripts/bench/run.sh [name...]; names: events rps ttft
-# lateness lateness5k rss sessions10k million storage dataset scrape scrape-memory. Every run is bounded in count and time and targets 127.0.0.1.
+# lateness lateness5k rss sessions10k million storage dataset scrape scrape-memory coldstart. Every run is bounded in count and time and targets 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-./bin/aiperf}
@@ -49,10 +49,13 @@ print(eval(sys.argv[2]))
 PY
 }
 
-want=${*:-events rps ttft ttft-jitter lateness lateness5k rss sessions10k million storage dataset scrape scrape-memory}
+want=${*:-events rps ttft ttft-jitter lateness lateness5k rss sessions10k million storage dataset scrape scrape-memory coldstart}
 echo "# aiperf-go benchmarks: $(nproc) cores, $(uname -srm), $("$BIN" version)"
 for b in $want; do
   case $b in
+  coldstart) # Exec of `aiperf profile` to the first request a tiny listener
+    # receives, and the RSS then; median of 20 runs, no AIPERF_* variables set.
+    env $(env | grep -o '^AIPERF_[A-Z0-9_]*' | sed 's/^/-u /') python3 scripts/bench/coldstart.py "$BIN" 20 ;;
   events) # Sustained SSE events/s: one token per event, no server delays.
     start_mock --ttft 0 --itl 0 --output-tokens 500 --no-role-chunk
     profile events --streaming --concurrency 64 --request-count 3000 --osl 500 --isl 16 --warmup-request-count 64
