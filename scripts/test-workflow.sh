@@ -64,9 +64,11 @@ env -u AIPERF_ARTIFACT_DIR \
 fail() { echo "test-workflow: $*" >&2; echo "--- step summary:" >&2; cat "$TMP/summary.md" >&2; exit 1; }
 [ -s "$TMP/summary.md" ] || fail "the step summary is empty"
 grep -q '## aiperf nightly: runs' "$TMP/summary.md" || fail "the step summary lacks the runs table"
+[ "$(grep -c 'aiperf regression check' "$TMP/summary.md")" = 2 ] || fail "the step summary lacks the two regression checks"
 ls "$TMP/runner/aiperf-store/runs/"*/ >/dev/null 2>&1 || fail "no run under \$RUNNER_TEMP/aiperf-store/runs/"
 [ -s "$TMP/runner/aiperf-history/aiperf.duckdb" ] || fail "no history database"
 if [ ${#unset_args[@]} -eq 0 ]; then
   ls "$TMP/runner/aiperf-store/runs/"*/verdict.json >/dev/null 2>&1 || fail "no verdict.json in the run"
+  grep -q 'aiperf thresholds: PASS' "$TMP/summary.md" || fail "the step summary lacks the thresholds' verdict"
 fi
 echo "test-workflow: ok ($(grep -c . "$TMP/summary.md") summary lines)"
