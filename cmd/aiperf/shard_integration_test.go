@@ -7,13 +7,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aiperf-go/aiperf/query"
 	"github.com/aiperf-go/aiperf/sink"
 	"github.com/aiperf-go/aiperf/sink/opener"
 )
@@ -138,7 +141,77 @@ func TestShardProcessesMinIO(t *testing.T) {
 			if len(all) != 20 {
 				t.Fatalf("%d records, want 20", len(all))
 			}
+			checkGroupSummary(t, base, store, sched.group(id))
 		})
+	}
+}
+
+// checkGroupSummary ingests the store with aiperf-report's loader and
+// checks the group's request latency statistics against the same ones
+// computed here from the union of the shards' records: population std,
+// percentiles by linear interpolation.
+func checkGroupSummary(t *testing.T, base string, store *sink.Store, group string) {
+	t.Helper()
+	ctx := context.Background()
+	var lat []float64
+	for i := range 3 {
+		data, err := store.Bucket.ReadAll(ctx, fmt.Sprintf("runs/%s/shards/%d/profile_export.jsonl", group, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			var r struct {
+				Metrics struct {
+					RequestLatency struct{ Value float64 } `json:"request_latency"`
+				} `json:"metrics"`
+			}
+			if err := json.Unmarshal(line, &r); err != nil {
+				t.Fatal(err)
+			}
+			lat = append(lat, r.Metrics.RequestLatency.Value)
+		}
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		x := p / 100 * float64(len(lat)-1)
+		lo := int(x)
+		if lo+1 >= len(lat) {
+			return lat[lo]
+		}
+		return lat[lo] + (x-float64(lo))*(lat[lo+1]-lat[lo])
+	}
+	var sum, sq float64
+	for _, v := range lat {
+		sum += v
+	}
+	avg := sum / float64(len(lat))
+	for _, v := range lat {
+		sq += (v - avg) * (v - avg)
+	}
+	want := []float64{avg, pct(50), pct(99), math.Sqrt(sq / float64(len(lat)))}
+
+	db, err := query.Open(ctx, filepath.Join(t.TempDir(), "report.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Ingest(ctx, base, store); err != nil {
+		t.Fatal(err)
+	}
+	var records int
+	if err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM requests WHERE run_id = ?`, group).Scan(&records); err != nil || records != len(lat) {
+		t.Errorf("the group has %d requests in the report (%v), want the shards' %d", records, err, len(lat))
+	}
+	got := make([]float64, 4)
+	err = db.SQL().QueryRowContext(ctx, `SELECT avg, p50, p99, std FROM run_metrics WHERE run_id = ? AND tag = 'request_latency'`, group).
+		Scan(&got[0], &got[1], &got[2], &got[3])
+	if err != nil {
+		t.Fatalf("the group's request_latency in the report: %v", err)
+	}
+	for k, name := range []string{"avg", "p50", "p99", "std"} {
+		if math.Abs(got[k]-want[k]) > 1e-9*max(1, math.Abs(want[k])) {
+			t.Errorf("group request_latency %s = %v, want %v over the union of the shards' records", name, got[k], want[k])
+		}
 	}
 }
 
