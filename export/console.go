@@ -125,12 +125,18 @@ func appendStatsTable(b []byte, title string, shown []*metrics.Result) []byte {
 		if len([]rune(r.Header)) > 30 {
 			sep = "\n"
 		}
-		row := []string{label(r, sep), commaFloat(r.Avg)}
+		cell := func(stat string, v float64) string {
+			if slices.Contains(r.Missing, stat) {
+				return "N/A"
+			}
+			return commaFloat(v)
+		}
+		row := []string{label(r, sep), cell("avg", r.Avg)}
 		if r.Scalar {
 			row = append(row, "N/A", "N/A", "N/A", "N/A", "N/A", "N/A")
 		} else {
-			row = append(row, commaFloat(r.Min), commaFloat(r.Max), commaFloat(r.P[8]),
-				commaFloat(r.P[6]), commaFloat(r.P[4]), commaFloat(r.Std))
+			row = append(row, cell("min", r.Min), cell("max", r.Max), cell("p99", r.P[8]),
+				cell("p90", r.P[6]), cell("p50", r.P[4]), cell("std", r.Std))
 		}
 		rows = append(rows, row)
 	}

@@ -30,4 +30,9 @@ type Result struct {
 	Std   float64 // population standard deviation (ddof=0)
 	P     [len(Percentiles)]float64
 	Count int
+	// Missing names the statistics ("avg", "min", "max", "std", "p1" …
+	// "p99") the result lacks, shown as N/A: a summary written by another
+	// tool may leave some out, as AIPerf 0.13 does for its error-adjusted
+	// latencies. Nil for the results computed here.
+	Missing []string
 }

@@ -122,6 +122,16 @@ func planAIPerfDir(dir string) (*loadPlan, error) {
 		}
 		break
 	}
+	// AIPerf writes its start and end in local time without a zone: the
+	// records' wall-clock request_start_ns (or the summary's
+	// min_request_timestamp, before 0.8) tells which zone.
+	wallNS := int64(metricAvg(s.Metrics, "min_request_timestamp"))
+	if len(p.records) > 0 {
+		if ns := firstRequestWallNS(p.records[0]); ns > 0 {
+			wallNS = ns
+		}
+	}
+	start, end := localTimes(s, wallNS)
 	id := s.BenchmarkID
 	if id == "" {
 		sum := sha256.Sum256([]byte(dir))
@@ -129,7 +139,7 @@ func planAIPerfDir(dir string) (*loadPlan, error) {
 	}
 	p.run = runRow{
 		ID: "aiperf-" + id, Source: dir, Status: "complete",
-		Start: s.Start, End: s.End,
+		Start: start, End: end,
 		ToolName: "aiperf", ToolVersion: s.AIPerfVersion, BenchmarkID: s.BenchmarkID,
 		InputConfig: s.InputConfig,
 		ContentKey:  "aiperf:" + hex.EncodeToString(h.Sum(nil)),

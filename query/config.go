@@ -36,13 +36,30 @@ func (c *configFacts) Model() string {
 // wireConfig is the part of input_config read here. It accepts aiperf-go's
 // shape (runner/inputconfig.go) and AIPerf's (fixture baseline-chat), which
 // agree on models.items[].name, endpoint.type, datasets[].prompts.isl/osl
-// and phases[].
+// and phases[], and AIPerf's before 0.8 (endpoint.model_names,
+// input.prompt.input_tokens/output_tokens, loadgen.*).
 type wireConfig struct {
 	Models   json.RawMessage `json:"models"`
 	Endpoint struct {
 		Type      string `json:"type"`
 		Streaming *bool  `json:"streaming"`
+		// ModelNames is where AIPerf before 0.8 kept the models.
+		ModelNames []string `json:"model_names"`
 	} `json:"endpoint"`
+	// Input and Loadgen are AIPerf's layout before 0.8 (the 0.7-era
+	// examples/artifacts/run1): prompt lengths under input.prompt and the
+	// load under loadgen.
+	Input struct {
+		Prompt struct {
+			InputTokens  *meanStd `json:"input_tokens"`
+			OutputTokens *meanStd `json:"output_tokens"`
+		} `json:"prompt"`
+	} `json:"input"`
+	Loadgen *struct {
+		Concurrency  *int     `json:"concurrency"`
+		RequestRate  *float64 `json:"request_rate"`
+		RequestCount *int64   `json:"request_count"`
+	} `json:"loadgen"`
 	Datasets []struct {
 		Prompts struct {
 			ISL *meanStd `json:"isl"`
@@ -80,6 +97,9 @@ func parseConfig(data []byte) (configFacts, error) {
 		return f, fmt.Errorf("input_config: %w", err)
 	}
 	f.Models = parseModels(w.Models)
+	if len(f.Models) == 0 {
+		f.Models = w.Endpoint.ModelNames
+	}
 	f.EndpointType, f.Streaming = w.Endpoint.Type, w.Endpoint.Streaming
 	f.ExportPrefix = w.Artifacts.Prefix
 	if len(w.Datasets) > 0 {
@@ -89,6 +109,21 @@ func parseConfig(data []byte) (configFacts, error) {
 		}
 		if p.OSL != nil {
 			f.OSLMean, f.OSLStddev = p.OSL.Mean, p.OSL.Stddev
+		}
+	}
+	if f.ISLMean == nil && w.Input.Prompt.InputTokens != nil {
+		f.ISLMean, f.ISLStddev = w.Input.Prompt.InputTokens.Mean, w.Input.Prompt.InputTokens.Stddev
+	}
+	if f.OSLMean == nil && w.Input.Prompt.OutputTokens != nil {
+		f.OSLMean, f.OSLStddev = w.Input.Prompt.OutputTokens.Mean, w.Input.Prompt.OutputTokens.Stddev
+	}
+	if l := w.Loadgen; l != nil && len(w.Phases) == 0 {
+		f.Concurrency, f.RequestRate, f.RequestCount = l.Concurrency, l.RequestRate, l.RequestCount
+		switch {
+		case l.RequestRate != nil && *l.RequestRate > 0:
+			f.LoadMode = "request_rate"
+		case l.Concurrency != nil && *l.Concurrency > 0:
+			f.LoadMode = "concurrency"
 		}
 	}
 	// The profiling phase describes the load; warmup does not.

@@ -65,6 +65,9 @@ func insertCSV(ctx context.Context, tx *sql.Tx, runID, file string) (int64, erro
 			continue
 		}
 		tag, _, _ := strings.Cut(n, " (")
+		if now, ok := legacyTags[tag]; ok && !slices.Contains(names, now) {
+			tag = now
+		}
 		if slices.Contains(MetricColumns, tag) {
 			sel = append(sel, fmt.Sprintf("TRY_CAST(nullif(%s, '') AS DOUBLE) AS %s", quoteIdent(n), tag))
 		}

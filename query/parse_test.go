@@ -111,20 +111,21 @@ func TestSniffPayload(t *testing.T) {
 
 func TestParseSummaryFormats(t *testing.T) {
 	// Python's json writes NaN and Infinity; the pre-1.0 layout nests
-	// metrics under "records".
+	// metrics under "records" and names TTFT "ttft"; its times have no
+	// zone.
 	s, err := parseSummary([]byte(`{"records":{"ttft":{"tag":"ttft","unit":"ms","avg":NaN,"p50":1.5,"count":3},
 		"rc":{"unit":"requests","avg":4}},"benchmark_id":"NaN-id","start_time":"2026-04-30T09:16:38.957302","was_cancelled":true}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Metrics) != 2 || s.BenchmarkID != "NaN-id" || !s.WasCancelled || s.Start.IsZero() {
+	if len(s.Metrics) != 2 || s.BenchmarkID != "NaN-id" || !s.WasCancelled || s.Start.IsZero() || !s.NaiveTimes {
 		t.Fatalf("summary %+v", s)
 	}
 	rc, ttft := s.Metrics[0], s.Metrics[1]
 	if rc.Tag != "rc" || !rc.Scalar || rc.Stats[0] != 4.0 {
 		t.Errorf("rc %+v", rc)
 	}
-	if ttft.Tag != "ttft" || ttft.Scalar || ttft.Stats[0] != nil || ttft.Stats[2] != int64(3) || ttft.Stats[9] != 1.5 {
+	if ttft.Tag != "time_to_first_token" || ttft.Scalar || ttft.Stats[0] != nil || ttft.Stats[2] != int64(3) || ttft.Stats[9] != 1.5 {
 		t.Errorf("ttft %+v", ttft)
 	}
 }

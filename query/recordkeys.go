@@ -20,6 +20,18 @@ func newKeySet(keys ...string) *keySet {
 	return k
 }
 
+// withAliases makes each key of aliases (an old name) find the position of
+// its value (today's name), when k has that; a record with both names is a
+// duplicate key.
+func withAliases(k *keySet, aliases map[string]string) *keySet {
+	for old, now := range aliases {
+		if i, ok := k.index[now]; ok {
+			k.index[old] = i
+		}
+	}
+	return k
+}
+
 // find returns the position of key in the set, or -1.
 func (k *keySet) find(key []byte) int {
 	if i, ok := k.index[string(key)]; ok {
@@ -33,7 +45,7 @@ func (k *keySet) find(key []byte) int {
 // the field); metadataKeys is in the md* order.
 var (
 	topKeys      = newKeySet("metadata", "metrics", "error")
-	metricKeys   = newKeySet(append(slices.Clip(MetricColumns), "inter_chunk_latency")...)
+	metricKeys   = withAliases(newKeySet(append(slices.Clip(MetricColumns), "inter_chunk_latency")...), legacyTags)
 	metricFields = newKeySet("value", "unit")
 	errorKeys    = newKeySet("code", "type", "message")
 	metadataKeys = newKeySet("request_num", "session_num", "x_request_id", "x_correlation_id", "conversation_id",

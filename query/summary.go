@@ -28,14 +28,27 @@ type summary struct {
 	InputConfig   []byte // raw JSON, nil when absent
 	WasCancelled  bool
 	Start, End    time.Time
-	Metrics       []metricRow // sorted by tag
+	// NaiveTimes reports start and end times written without a zone (AIPerf
+	// writes local times): Start and End then hold the wall-clock reading
+	// as if it were UTC, for localTimes to convert.
+	NaiveTimes bool
+	Metrics    []metricRow // sorted by tag
+}
+
+// legacyTags are the metric tags of AIPerf before 0.8 (records and summary)
+// and the tags they are now.
+var legacyTags = map[string]string{
+	"ttft": "time_to_first_token",
+	"ttst": "time_to_second_token",
 }
 
 // parseSummary reads profile_export_aiperf.json. Every top-level object
 // with a "unit" is a metric (schema 1.x); the pre-1.0 layout, with metrics
 // under "records", is read too. NaN and infinities, which Python's json
 // writes, read as null. Times without a zone (AIPerf writes local times)
-// are taken as UTC.
+// keep their wall-clock reading (NaiveTimes) for localTimes to place.
+// Metrics under their pre-0.8 tags (ttft, ttst) get today's tags unless the
+// summary has those too.
 func parseSummary(data []byte) (*summary, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(sanitizeJSON(data), &top); err != nil {
@@ -52,7 +65,10 @@ func parseSummary(data []byte) (*summary, error) {
 	if raw := top["input_config"]; len(raw) > 0 && string(raw) != "null" {
 		s.InputConfig = raw
 	}
-	s.Start, s.End = parseTime(str("start_time")), parseTime(str("end_time"))
+	var naiveStart, naiveEnd bool
+	s.Start, naiveStart = parseTime(str("start_time"))
+	s.End, naiveEnd = parseTime(str("end_time"))
+	s.NaiveTimes = naiveStart || naiveEnd
 
 	metrics := top
 	if raw, ok := top["records"]; ok {
@@ -70,6 +86,11 @@ func parseSummary(data []byte) (*summary, error) {
 			continue
 		}
 		m.Tag = tag
+		if now, ok := legacyTags[tag]; ok {
+			if _, dup := metrics[now]; !dup {
+				m.Tag = now
+			}
+		}
 		s.Metrics = append(s.Metrics, m)
 	}
 	sort.Slice(s.Metrics, func(i, j int) bool { return s.Metrics[i].Tag < s.Metrics[j].Tag })
@@ -110,17 +131,21 @@ func parseStats(raw json.RawMessage) (metricRow, bool) {
 }
 
 // parseTime reads RFC 3339 or AIPerf's zone-less ISO times; "" or an
-// unreadable time is the zero time.
-func parseTime(s string) time.Time {
+// unreadable time is the zero time. naive reports a time without a zone,
+// returned as its wall-clock reading in UTC.
+func parseTime(s string) (t time.Time, naive bool) {
 	if s == "" {
-		return time.Time{}
+		return time.Time{}, false
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, false
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
 		if t, err := time.Parse(layout, s); err == nil {
-			return t
+			return t, true
 		}
 	}
-	return time.Time{}
+	return time.Time{}, false
 }
 
 // sanitizeJSON replaces the bare tokens NaN, Infinity and -Infinity, which

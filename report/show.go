@@ -11,16 +11,27 @@ import (
 	"github.com/aiperf-go/aiperf/metrics"
 )
 
+// ourTool is the tool_name of aiperf-go's own runs.
+const ourTool = "aiperf-go"
+
 // Show recomputes a run's summary in SQL from its rows in requests, with
 // the reference's formulas (quantile_cont is numpy's linear interpolation,
 // stddev_pop the population std), so that the console table printed from
-// it matches the runner's own.
+// it matches the runner's own. Where the run's stored summary (run_metrics)
+// has a value, the stored value wins for the run-level scalars
+// (throughputs, duration, counts, totals): the tool computed them over
+// its own start/end window, which the records do not always reproduce
+// (Python AIPerf's window starts at its profiling phase's first credit,
+// not at the first request). A run without records is shown from its
+// stored summary alone. AIPerf 0.13's rows that the runner lacks
+// (aiperf013Rows, the error-adjusted latencies) are shown from the stored
+// summary, or computed from the records for runs of other tools.
 func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *export.RunInfo, error) {
 	var streaming bool
-	var endpointType, goodputSpec string
+	var endpointType, goodputSpec, toolName string
 	err := db.QueryRowContext(ctx, `SELECT coalesce(streaming, false), coalesce(endpoint_type, 'chat'),
-		coalesce(json_extract_string(input_config, '$.goodput'), '') FROM runs WHERE run_id = ?`, runID).
-		Scan(&streaming, &endpointType, &goodputSpec)
+		coalesce(json_extract_string(input_config, '$.goodput'), ''), coalesce(tool_name, '') FROM runs WHERE run_id = ?`, runID).
+		Scan(&streaming, &endpointType, &goodputSpec, &toolName)
 	if err == sql.ErrNoRows {
 		return nil, nil, fmt.Errorf("no run %q: see aiperf-report runs", runID)
 	}
@@ -114,6 +125,14 @@ func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *exp
 	if s.Failed > 0 {
 		scalar("error_request_count", float64(s.Failed))
 	}
+	stored, err := storedMetrics(ctx, db, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	applyStored(s, stored, cfg)
+	if err := addAIPerf013Rows(ctx, db, runID, s, stored, cfg, cols, toolName != ourTool); err != nil {
+		return nil, nil, err
+	}
 	sort.SliceStable(s.Results, func(i, j int) bool {
 		a, b := s.Results[i], s.Results[j]
 		if a.DisplayOrder != b.DisplayOrder {
@@ -151,10 +170,17 @@ func requestColumns(ctx context.Context, db *sql.DB) (map[string]bool, error) {
 // distribution computes one metric's statistics over the run's valid
 // requests; list columns (inter_chunk_latency) are flattened.
 func distribution(ctx context.Context, db *sql.DB, runID, col string) (metrics.Result, bool, error) {
-	src := fmt.Sprintf(`SELECT %q AS v FROM requests WHERE run_id = ? AND valid`, col)
 	if col == "inter_chunk_latency" {
-		src = fmt.Sprintf(`SELECT unnest(%q) AS v FROM requests WHERE run_id = ? AND valid`, col)
+		return distributionOf(ctx, db, runID, col, fmt.Sprintf(`unnest(%q)`, col))
 	}
+	return distributionOf(ctx, db, runID, col, fmt.Sprintf("%q", col))
+}
+
+// distributionOf computes the statistics of expr, an SQL expression over
+// the columns of requests, over the run's valid requests, as tag.
+func distributionOf(ctx context.Context, db *sql.DB, runID, tag, expr string) (metrics.Result, bool, error) {
+	col := tag
+	src := `SELECT ` + expr + ` AS v FROM requests WHERE run_id = ? AND valid`
 	q := `SELECT count(v), sum(v), avg(v), min(v), max(v), stddev_pop(v),
 		quantile_cont(v, [0.01, 0.05, 0.10, 0.25, 0.50, 0.75, 0.90, 0.95, 0.99])
 		FROM (` + src + `) WHERE v IS NOT NULL`
