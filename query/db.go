@@ -44,20 +44,7 @@ type DB struct {
 // the schema to SchemaVersion. A database of an unknown (newer) version is
 // an error wrapping ErrSchemaVersion. The caller closes the DB.
 func Open(ctx context.Context, path string) (*DB, error) {
-	sdb, err := sql.Open("duckdb", path)
-	if err != nil {
-		return nil, fmt.Errorf("open %q: %w", path, err)
-	}
-	db := &DB{db: sdb}
-	if err := db.migrate(ctx); err != nil {
-		sdb.Close()
-		return nil, fmt.Errorf("open %q: %w", path, err)
-	}
-	if err := db.register(ctx); err != nil {
-		sdb.Close()
-		return nil, fmt.Errorf("open %q: %w", path, err)
-	}
-	return db, nil
+	return OpenWith(ctx, path, OpenOptions{})
 }
 
 // register adds decodedTableFunc to the database (a table function is not

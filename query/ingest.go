@@ -48,9 +48,11 @@ type IngestStats struct {
 // missing, failed or interrupted (see group.go and docs/schema.md).
 //
 // A run that cannot be read or loaded is counted in RunsFailed and
-// skipped; the returned error joins those runs' errors (the other runs are
-// loaded). A cancelled ctx stops the ingest between runs and rolls back the
-// run being loaded. The store stays owned by the caller.
+// skipped, and so is one whose manifest is unreadable; the returned error
+// joins a *RunError for each such run (the other runs are loaded). A store
+// that cannot be listed is an error of its own. A cancelled ctx stops the
+// ingest between runs and rolls back the run being loaded. The store stays
+// owned by the caller.
 func (db *DB) Ingest(ctx context.Context, source string, store *sink.Store) (st IngestStats, err error) {
 	began := time.Now()
 	defer func() { st.Duration = time.Since(began) }()
@@ -61,11 +63,11 @@ func (db *DB) Ingest(ctx context.Context, source string, store *sink.Store) (st 
 	if err != nil {
 		return st, err
 	}
-	runs, err := store.ListRuns(ctx)
+	runs, errs, err := listRuns(ctx, store)
 	if err != nil {
-		return st, fmt.Errorf("ingest %s: %w", source, err)
+		return st, err
 	}
-	var errs []error
+	st.RunsSeen, st.RunsFailed = len(errs), len(errs)
 	for _, rs := range runs {
 		if err := ctx.Err(); err != nil {
 			return st, errors.Join(append(errs, err)...)
@@ -87,7 +89,7 @@ func (db *DB) Ingest(ctx context.Context, source string, store *sink.Store) (st 
 		}
 		if err != nil {
 			st.RunsFailed++
-			errs = append(errs, fmt.Errorf("run %s: %w", rs.ID, err))
+			errs = append(errs, &RunError{Run: rs.ID, Err: err})
 			continue
 		}
 		st.RunsLoaded++

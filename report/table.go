@@ -85,11 +85,11 @@ func Write(w io.Writer, t *Table, format string) error {
 	case "markdown":
 		return writeMarkdown(w, t)
 	}
-	return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(Formats, ", "))
+	return CheckFormat(format)
 }
 
 // Cell renders one value as text: NULL as "", floats with up to 4
-// decimals, times in RFC 3339.
+// decimals, times in RFC 3339, maps (labels) as k=v,k=v in key order.
 func Cell(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -115,6 +115,9 @@ func Cell(v any) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
+	if m, ok := mapCell(v); ok {
+		return m
+	}
 	return fmt.Sprint(v)
 }
 
@@ -126,6 +129,9 @@ func jsonValue(v any) any {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil
 		}
+	}
+	if m, ok := mapJSON(v); ok {
+		return m
 	}
 	return v
 }

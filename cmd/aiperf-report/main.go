@@ -5,11 +5,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/peterbourgon/ff/v4"
 
@@ -21,9 +21,6 @@ var (
 	Version = "dev"
 	Commit  = "unknown"
 )
-
-// errRegressed makes `regress` exit 1 after printing its verdicts.
-var errRegressed = errors.New("regression detected")
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -39,23 +36,32 @@ func exitCode(err error, stderr io.Writer) int {
 
 // rootConfig holds the flags every subcommand shares.
 type rootConfig struct {
-	db     string
-	format string
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
+	db          string
+	format      string
+	lockTimeout time.Duration
+	stdin       io.Reader
+	stdout      io.Writer
+	stderr      io.Writer
 }
 
 // run parses args and runs the selected subcommand.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	rc := &rootConfig{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRootCommand(rc)
+	return command.Run(ctx, root, flagsFirst(root, args), stdout, stderr, ff.WithEnvVarPrefix("AIPERF_REPORT"))
+}
+
+// newRootCommand returns the command tree, its flags bound to rc.
+func newRootCommand(rc *rootConfig) *ff.Command {
 	fs := ff.NewFlagSet("aiperf-report")
 	fs.StringVar(&rc.db, 0, "db", "aiperf.duckdb", "DuckDB database `FILE` holding the ingested runs")
 	fs.StringVar(&rc.format, 0, "format", "table", "output `FORMAT`: table, csv, json or markdown")
-	root := &ff.Command{
+	fs.DurationVar(&rc.lockTimeout, 0, "lock-timeout", 30*time.Second, "wait this `DURATION` for another process's lock on --db")
+	return &ff.Command{
 		Name:      "aiperf-report",
 		Usage:     "aiperf-report [--db FILE] <ingest|runs|show|compare|regress|merge|sql|export|plot|analyze-trace> ...",
 		ShortHelp: "SQL, history and regression verdicts over aiperf runs",
+		LongHelp:  exitHelp,
 		Flags:     fs,
 		Subcommands: []*ff.Command{
 			newIngestCommand(rc, fs), newRunsCommand(rc, fs), newShowCommand(rc, fs),
@@ -64,5 +70,4 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			newVersionCommand(rc, fs),
 		},
 	}
-	return command.Run(ctx, root, args, stdout, stderr, ff.WithEnvVarPrefix("AIPERF_REPORT"))
 }
