@@ -3,8 +3,10 @@ package report
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -66,8 +68,10 @@ func parseFraction(s string) (float64, error) {
 
 // Finding is the verdict on the newest run of one workload.
 type Finding struct {
+	// Workload is the run's workload_id, and its labels (k=v,k=v) when it
+	// has some.
 	Workload, Run string
-	// Baseline describes what Run was compared with.
+	// Baseline describes what Run was compared with, naming the runs.
 	Baseline      string
 	Value         float64
 	BaselineValue float64
@@ -110,23 +114,25 @@ type RegressOptions struct {
 	Previous int
 	// BaselineRun, when set, is the single baseline run for every workload.
 	BaselineRun string
-	// Workload restricts the check to one workload id ("" = all).
+	// Workload restricts the check to one workload id, with or without
+	// its labels ("" = all).
 	Workload string
 }
 
 // Regress checks the newest complete run of each workload against its
-// baseline, reading the views run_summary (run_id, workload_id,
-// start_time, status) and run_metrics.
+// baseline, reading the views run_summary (run_id, workload_id, labels,
+// start_time, status) and run_metrics. A workload is a workload_id and the
+// run's labels.
 func Regress(ctx context.Context, db *sql.DB, o RegressOptions) ([]Finding, error) {
 	if o.Previous <= 0 {
 		o.Previous = 1
 	}
 	stat := o.Check.Stat
-	q := `SELECT s.workload_id, s.run_id, m.` + stat + `
+	q := `SELECT s.workload_id, coalesce(CAST(s.labels AS VARCHAR), ''), s.run_id, m.` + stat + `
 		FROM run_summary s JOIN run_metrics m ON m.run_id = s.run_id AND m.tag = ?
-		WHERE s.status = 'complete' AND m.` + stat + ` IS NOT NULL AND (? = '' OR s.workload_id = ?)
+		WHERE s.status = 'complete' AND m.` + stat + ` IS NOT NULL
 		ORDER BY s.workload_id, s.start_time, s.run_id`
-	rows, err := db.QueryContext(ctx, q, o.Check.Tag, o.Workload, o.Workload)
+	rows, err := db.QueryContext(ctx, q, o.Check.Tag)
 	if err != nil {
 		return nil, fmt.Errorf("regress: %w", err)
 	}
@@ -135,13 +141,19 @@ func Regress(ctx context.Context, db *sql.DB, o RegressOptions) ([]Finding, erro
 		run string
 		v   float64
 	}
+	// A workload is its workload_id and its labels: runs labelled
+	// differently (gpu=h100, gpu=a100) are never each other's baseline.
 	series := map[string][]point{}
 	var order []string
 	for rows.Next() {
-		var w, run string
+		var w, labels, run string
 		var v float64
-		if err := rows.Scan(&w, &run, &v); err != nil {
+		if err := rows.Scan(&w, &labels, &run, &v); err != nil {
 			return nil, err
+		}
+		id := w
+		if w = workloadWithLabels(id, labels); o.Workload != "" && o.Workload != id && o.Workload != w {
+			continue
 		}
 		if _, ok := series[w]; !ok {
 			order = append(order, w)
@@ -173,10 +185,14 @@ func Regress(ctx context.Context, db *sql.DB, o RegressOptions) ([]Finding, erro
 			base, f.Baseline = []float64{named.v}, named.run
 		} else {
 			prev := s[max(0, len(s)-1-o.Previous) : len(s)-1]
-			for _, p := range prev {
-				base = append(base, p.v)
+			ids := make([]string, len(prev))
+			for i, p := range prev {
+				base, ids[i] = append(base, p.v), p.run
 			}
 			f.Baseline = fmt.Sprintf("mean of %d previous run(s)", len(prev))
+			if len(ids) > 0 {
+				f.Baseline += ": " + strings.Join(ids, ", ")
+			}
 		}
 		f.BaselineValue, f.Change, f.Regressed = o.Check.Evaluate(f.Value, base)
 		out = append(out, f)
@@ -201,4 +217,23 @@ func FindingsTable(c Check, fs []Finding) *Table {
 		t.Rows = append(t.Rows, []any{f.Workload, f.Run, c.Tag + "." + c.Stat, f.Value, f.Baseline, f.BaselineValue, change, verdict})
 	}
 	return t
+}
+
+// workloadWithLabels appends a run's labels (a JSON object) to its
+// workload id as "|k=v,k=v", sorted by key; no labels add nothing.
+func workloadWithLabels(workload, labels string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(labels), &m) != nil || len(m) == 0 {
+		return workload
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%v", k, m[k])
+	}
+	return workload + "|" + strings.Join(parts, ",")
 }
