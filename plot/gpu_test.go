@@ -74,7 +74,11 @@ func TestLoadGPUSamples(t *testing.T) {
 func TestPerGPUPoints(t *testing.T) {
 	db := testDB(t)
 	addTelemetry(t, db)
-	pts, err := loadPerGPU(context.Background(), db, nil, metricAvgSQL("request_latency"), groupSQL{expr: "model"})
+	runs, err := loadRuns(context.Background(), db, nil, whereClause{pred: wrapPred("status = 'complete'")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := loadPerGPU(context.Background(), db, runs, metricAvgSQL("request_latency"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,41 +7,66 @@ import (
 )
 
 // ErrGroupBy is returned (wrapped, with the value) for an Options.GroupBy
-// that is neither "model" nor "label:KEY".
-var ErrGroupBy = errors.New(`invalid group-by: want "model" or "label:KEY"`)
+// that is none of "", "model" and "label:KEY".
+var ErrGroupBy = errors.New(`invalid group-by: want "" (model, endpoint and labels), "model" or "label:KEY"`)
 
-// Options tune Render. The zero value groups runs by model.
+// Options tune Render. The zero value groups runs by model, endpoint and
+// labels and keeps every run.
 type Options struct {
-	// GroupBy picks the legend groups of the Pareto charts and the group
-	// column of the run table: "model" (or "") for the run's model,
-	// "label:KEY" for the value of the run's --label KEY. Runs without a
-	// model, or without that label, form one group named "(unknown model)"
-	// or "(no KEY)".
+	// GroupBy picks the legend groups of the sweep and Pareto charts and
+	// the group column of the run table. "" groups by model + endpoint +
+	// labels, so that runs of different models, endpoints or labelled
+	// setups are never joined into one sweep by accident; "model" by the
+	// run's model alone; "label:KEY" by the value of the run's --label KEY.
+	// Runs without the value form one group named "(unknown model)" or
+	// "(no KEY)".
 	GroupBy string
-}
-
-// groupSQL is the SQL expression over run_summary that names a run's group,
-// with its bound arguments.
-type groupSQL struct {
-	expr string
-	args []any
+	// Where is an SQL predicate over the runs table that keeps only the
+	// runs it holds for ("" keeps every run); anything but one predicate
+	// is ErrWhere.
+	Where string
 }
 
 func (o Options) labelKey() (string, bool) {
 	return strings.CutPrefix(o.GroupBy, "label:")
 }
 
-func (o Options) groupSQL() (groupSQL, error) {
-	if o.GroupBy == "" || o.GroupBy == "model" {
-		return groupSQL{expr: "model"}, nil
+// check returns ErrGroupBy for an invalid GroupBy.
+func (o Options) check() error {
+	switch o.GroupBy {
+	case "", "model":
+		return nil
 	}
-	key, ok := o.labelKey()
-	if !ok || key == "" {
-		return groupSQL{}, fmt.Errorf("%q: %w", o.GroupBy, ErrGroupBy)
+	if key, ok := o.labelKey(); !ok || key == "" {
+		return fmt.Errorf("%q: %w", o.GroupBy, ErrGroupBy)
 	}
-	// A JSON pointer names the key exactly, whatever characters it holds.
-	pointer := "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
-	return groupSQL{expr: "json_extract_string(labels, ?)", args: []any{pointer}}, nil
+	return nil
+}
+
+// group names a run's group.
+func (o Options) group(r runInfo) string {
+	switch key, ok := o.labelKey(); {
+	case ok:
+		if v, ok := r.Labels[key]; ok {
+			return v
+		}
+		return "(no " + key + ")"
+	case o.GroupBy == "model":
+		if r.Model == "" {
+			return "(unknown model)"
+		}
+		return r.Model
+	}
+	var parts []string
+	for _, s := range []string{r.Model, r.Endpoint, labelString(r.Labels)} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		return "(unknown model)"
+	}
+	return strings.Join(parts, " · ")
 }
 
 // groupName is the heading of the run table's group column.
@@ -49,13 +74,8 @@ func (o Options) groupName() string {
 	if key, ok := o.labelKey(); ok {
 		return key
 	}
-	return "model"
-}
-
-// missingGroup names the group of runs that lack the grouping value.
-func (o Options) missingGroup() string {
-	if key, ok := o.labelKey(); ok {
-		return "(no " + key + ")"
+	if o.GroupBy == "model" {
+		return "model"
 	}
-	return "(unknown model)"
+	return "model · endpoint · labels"
 }

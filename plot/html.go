@@ -13,14 +13,20 @@ import (
 type report struct {
 	Title    string
 	Group    string // heading of the run table's group column
+	Where    string // the --where filter, "" for none
 	Runs     []runRow
 	Sections []section
+	// Data is what the interactive charts draw (pageData); nil without runs.
+	Data *pageData
+	// ChartJS and App are the inlined scripts.
+	ChartJS, App template.JS
 }
 
 // runRow is one line of the page's run table.
 type runRow struct {
-	RunID, Group, TTFT, Throughput string
-	Frontier                       bool
+	RunID, Group, Model, Labels, Load, ErrorRate, Validity, TTFT, Throughput string
+	Color                                                                    string
+	Frontier, Marked                                                         bool
 }
 
 // section is a heading with its charts and notes about charts left out.
@@ -36,21 +42,46 @@ type chart struct {
 	SVG         template.HTML
 }
 
-// runRows lists points for the page, marking those on the frontier.
-func runRows(points []Point, missing string) []runRow {
+// runRows lists runs for the page with their TTFT p50 and throughput
+// (points, in the same order), marking those on their group's frontier.
+func runRows(runs []runInfo, points []Point) []runRow {
 	on := map[string]bool{}
-	for _, p := range Frontier(points) {
-		on[p.RunID] = true
-	}
-	rows := make([]runRow, len(points))
-	for i, p := range points {
-		group := p.Group
-		if group == "" {
-			group = missing
+	for _, group := range groupPoints(points) {
+		var healthy []Point
+		for _, p := range group {
+			if !p.Marked {
+				healthy = append(healthy, p)
+			}
 		}
-		rows[i] = runRow{RunID: p.RunID, Group: group, TTFT: num(p.X), Throughput: num(p.Y), Frontier: on[p.RunID]}
+		for _, p := range Frontier(healthy) {
+			on[p.RunID] = true
+		}
+	}
+	rows := make([]runRow, len(runs))
+	for i, r := range runs {
+		rows[i] = runRow{RunID: r.ID, Group: r.Group, Color: colorHex(groupColor(r.Group)), Model: r.Model,
+			Labels: labelString(r.Labels), Load: r.sweepLabel(), ErrorRate: percent(r.errorRate()),
+			Validity: r.validity(), TTFT: num(points[i].X), Throughput: num(points[i].Y),
+			Frontier: on[r.ID], Marked: r.marked()}
 	}
 	return rows
+}
+
+// groupPoints splits points by Group.
+func groupPoints(points []Point) map[string][]Point {
+	groups := map[string][]Point{}
+	for _, p := range points {
+		groups[p.Group] = append(groups[p.Group], p)
+	}
+	return groups
+}
+
+// percent formats a share as a percentage, "n/a" for NaN.
+func percent(v float64) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
 }
 
 // num formats a metric with two decimals, "n/a" for NaN.
@@ -75,25 +106,54 @@ var page = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
-body { font-family: sans-serif; max-width: 62rem; margin: 1rem auto; padding: 0 1rem; color: #222; }
-table { border-collapse: collapse; font-size: 0.9rem; }
-th, td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: left; }
-td.num { text-align: right; }
+body { font-family: sans-serif; max-width: 80rem; margin: 1rem auto; padding: 0 1rem; color: #222; }
+table { border-collapse: collapse; font-size: 0.85rem; }
+th, td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: left; vertical-align: top; }
+td.num { text-align: right; white-space: nowrap; }
+tr.marked td { background: #fdecea; }
+.swatch { display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.3em; border-radius: 50%; vertical-align: baseline; }
+.scroll { overflow-x: auto; }
 figure { margin: 1rem 0; }
 figure svg { max-width: 100%; height: auto; }
 .note { color: #a40; }
+.controls { margin: 0.5rem 0; display: flex; gap: 1rem; flex-wrap: wrap; }
+.chart-box { position: relative; height: 26rem; width: 100%; }
+#aiperf-tooltip { position: absolute; z-index: 10; pointer-events: none; background: #fff; border: 1px solid #888;
+  border-radius: 4px; padding: 0.3rem 0.5rem; font-size: 0.8rem; box-shadow: 0 2px 6px rgba(0,0,0,.2); max-width: 26rem; }
+#aiperf-tooltip .tip-run { font-weight: bold; }
 </style>
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<table>
-<tr><th>run</th><th>{{.Group}}</th><th>TTFT p50 (ms)</th><th>output tokens/s</th><th>on frontier</th></tr>
-{{- range .Runs}}
-<tr><td>{{.RunID}}</td><td>{{.Group}}</td><td class="num">{{.TTFT}}</td><td class="num">{{.Throughput}}</td><td>{{if .Frontier}}yes{{end}}</td></tr>
+{{- if .Where}}
+<p>Runs where <code>{{.Where}}</code>.</p>
 {{- end}}
-</table>
+{{- if .Data}}
+<h2>Sweeps</h2>
+<p>Each colour is one group of runs (by {{.Group}}); a group's runs are joined in order of load and labelled with it
+(c = concurrency, r = request rate); the dashed line is the group's Pareto frontier; a cross marks a run
+that failed, did not finish or judged itself degraded (never on a frontier). Hover a point for its run;
+click a legend entry to hide its group.</p>
+<div class="controls">
+<label>metric <select id="aiperf-metric"></select></label>
+<label>statistic <select id="aiperf-stat"></select></label>
+</div>
+<figure><figcaption>Output token throughput vs latency (pareto.png, pareto.svg for the TTFT p50 chart)</figcaption>
+<div class="chart-box"><canvas id="aiperf-chart-tradeoff"></canvas></div></figure>
+<figure><figcaption>Latency vs load</figcaption>
+<div class="chart-box"><canvas id="aiperf-chart-sweep"></canvas></div></figure>
+<div id="aiperf-tooltip" role="tooltip" hidden></div>
+{{- end}}
+<h2>Runs</h2>
+<div class="scroll"><table id="aiperf-runs">
+<tr><th>run</th><th>{{.Group}}</th><th>model</th><th>labels</th><th>load</th><th>error rate</th><th>validity</th><th>TTFT p50 (ms)</th><th>output tokens/s</th><th>on frontier</th></tr>
+{{- range .Runs}}
+<tr{{if .Marked}} class="marked"{{end}}><td>{{.RunID}}</td><td><span class="swatch" style="background: {{.Color}}"></span>{{.Group}}</td><td>{{.Model}}</td><td>{{.Labels}}</td><td>{{.Load}}</td><td class="num">{{.ErrorRate}}</td><td>{{.Validity}}</td><td class="num">{{.TTFT}}</td><td class="num">{{.Throughput}}</td><td>{{if .Frontier}}yes{{end}}</td></tr>
+{{- end}}
+</table></div>
 {{- range .Sections}}
 <h2>{{.Heading}}</h2>
 {{- range .Charts}}
@@ -105,6 +165,11 @@ figure svg { max-width: 100%; height: auto; }
 {{- range .Notes}}
 <p class="note">{{.}}</p>
 {{- end}}
+{{- end}}
+{{- if .Data}}
+<script>{{.ChartJS}}</script>
+<script>window.AIPERF_DATA = {{.Data}};</script>
+<script>{{.App}}</script>
 {{- end}}
 </body>
 </html>

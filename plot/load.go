@@ -13,79 +13,80 @@ import (
 // not in the database.
 var ErrRunNotFound = errors.New("run not found")
 
-// loadPoints returns the Pareto points of the named runs, in the order
-// named, or of every complete run (oldest first) when none is named: X is
-// TTFT p50 (ms), Y output token throughput (tokens/s), NaN when the run has
-// no summary. A named run that does not exist is ErrRunNotFound.
-func loadPoints(ctx context.Context, db *sql.DB, runIDs []string, group groupSQL) ([]Point, error) {
-	return loadPointsX(ctx, db, runIDs, `time_to_first_token_p50`, group)
+// loadPoints returns the Pareto points of runs, in order: X is TTFT p50
+// (ms), Y output token throughput (tokens/s), NaN when the run has no
+// summary.
+func loadPoints(ctx context.Context, db *sql.DB, runs []runInfo) ([]Point, error) {
+	return loadPointsX(ctx, db, runs, `time_to_first_token_p50`)
 }
 
 // loadInteractivity is loadPoints with X the run's p50 output token
 // throughput per user (tokens/s/user).
-func loadInteractivity(ctx context.Context, db *sql.DB, runIDs []string, group groupSQL) ([]Point, error) {
-	return loadPointsX(ctx, db, runIDs, `(SELECT m.p50 FROM run_metrics m
-		WHERE m.run_id = run_summary.run_id AND m.tag = 'output_token_throughput_per_user')`, group)
+func loadInteractivity(ctx context.Context, db *sql.DB, runs []runInfo) ([]Point, error) {
+	return loadPointsX(ctx, db, runs, `(SELECT m.p50 FROM run_metrics m
+		WHERE m.run_id = run_summary.run_id AND m.tag = 'output_token_throughput_per_user')`)
 }
 
 // loadPointsX is loadPoints with X given by the SQL expression xSQL over
-// run_summary and each point's Group by group.
-func loadPointsX(ctx context.Context, db *sql.DB, runIDs []string, xSQL string, group groupSQL) ([]Point, error) {
-	return loadPointsXY(ctx, db, runIDs, xSQL, `output_token_throughput`, group)
+// run_summary.
+func loadPointsX(ctx context.Context, db *sql.DB, runs []runInfo, xSQL string) ([]Point, error) {
+	return loadPointsXY(ctx, db, runs, xSQL, `output_token_throughput`)
 }
 
 // loadPointsXY is loadPointsX with Y given by the SQL expression ySQL.
-func loadPointsXY(ctx context.Context, db *sql.DB, runIDs []string, xSQL, ySQL string, group groupSQL) ([]Point, error) {
-	q := `SELECT run_id, coalesce(` + group.expr + `, ''), ` + xSQL + `, ` + ySQL + `
-		FROM run_summary `
-	args := append([]any(nil), group.args...)
-	if len(runIDs) == 0 {
-		q += `WHERE status = 'complete' ORDER BY start_time, run_id`
-	} else {
-		q += `WHERE run_id IN (?` + strings.Repeat(", ?", len(runIDs)-1) + `)`
-		for _, id := range runIDs {
-			args = append(args, id)
-		}
+// Each point takes its group, load and mark from its run.
+func loadPointsXY(ctx context.Context, db *sql.DB, runs []runInfo, xSQL, ySQL string) ([]Point, error) {
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	q := `SELECT run_id, ` + xSQL + `, ` + ySQL + ` FROM run_summary
+		WHERE run_id IN (?` + strings.Repeat(", ?", len(runs)-1) + `)`
+	args := make([]any, len(runs))
+	for i, r := range runs {
+		args[i] = r.ID
 	}
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("load runs: %w", err)
 	}
 	defer rows.Close()
-	byID := map[string]Point{}
-	var points []Point
+	xy := map[string][2]float64{}
 	for rows.Next() {
-		var p Point
+		var id string
 		var x, y sql.NullFloat64
-		if err := rows.Scan(&p.RunID, &p.Group, &x, &y); err != nil {
+		if err := rows.Scan(&id, &x, &y); err != nil {
 			return nil, fmt.Errorf("load runs: %w", err)
 		}
-		p.X, p.Y = orNaN(x), orNaN(y)
-		byID[p.RunID] = p
-		points = append(points, p)
+		xy[id] = [2]float64{orNaN(x), orNaN(y)}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load runs: %w", err)
 	}
-	if len(runIDs) == 0 {
-		return points, nil
-	}
-	points = points[:0]
-	for _, id := range runIDs {
-		p, ok := byID[id]
+	points := make([]Point, len(runs))
+	for i, r := range runs {
+		v, ok := xy[r.ID]
 		if !ok {
-			return nil, fmt.Errorf("run %s: %w", id, ErrRunNotFound)
+			v = [2]float64{math.NaN(), math.NaN()}
 		}
-		points = append(points, p)
+		points[i] = r.point(v[0], v[1])
 	}
 	return points, nil
 }
 
+// point is the run's point at (x, y).
+func (r runInfo) point(x, y float64) Point {
+	return Point{RunID: r.ID, Group: r.Group, X: x, Y: y, Sweep: r.sweep(), Label: r.sweepLabel(), Marked: r.marked()}
+}
+
 // newestRun returns the id of the complete run with the latest start time
-// (ties: the greatest id), or "" when there is none.
-func newestRun(ctx context.Context, db *sql.DB) (string, error) {
+// (ties: the greatest id) among those where keeps, or "" when there is none.
+func newestRun(ctx context.Context, db *sql.DB, where whereClause) (string, error) {
+	q := `SELECT run_id FROM runs WHERE status = 'complete'`
+	if where.pred != "" {
+		q += ` AND ` + where.pred
+	}
 	var id string
-	err := db.QueryRowContext(ctx, `SELECT run_id FROM runs WHERE status = 'complete'
+	err := db.QueryRowContext(ctx, q+`
 		ORDER BY start_time DESC NULLS LAST, run_id DESC LIMIT 1`).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
@@ -144,13 +145,12 @@ func orNaN(v sql.NullFloat64) float64 {
 	return v.Float64
 }
 
-// loadPerGPU returns the points of the named runs (or of every complete
-// run) with X given by xSQL over run_summary and Y the run's output token
+// loadPerGPU returns the points of runs with X given by xSQL over run_summary and Y the run's output token
 // throughput divided by its GPU count (runs.gpu_count), as AIPerf derives
 // output_token_throughput_per_gpu: NaN when the count is unknown.
-func loadPerGPU(ctx context.Context, db *sql.DB, runIDs []string, xSQL string, group groupSQL) ([]Point, error) {
-	return loadPointsXY(ctx, db, runIDs, xSQL,
-		`output_token_throughput / (SELECT nullif(r.gpu_count, 0) FROM runs r WHERE r.run_id = run_summary.run_id)`, group)
+func loadPerGPU(ctx context.Context, db *sql.DB, runs []runInfo, xSQL string) ([]Point, error) {
+	return loadPointsXY(ctx, db, runs, xSQL,
+		`output_token_throughput / (SELECT nullif(r.gpu_count, 0) FROM runs r WHERE r.run_id = run_summary.run_id)`)
 }
 
 // metricAvgSQL is the avg of the run's summary metric tag, over run_summary.

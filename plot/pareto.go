@@ -12,7 +12,6 @@ import (
 
 	gonumplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -25,6 +24,14 @@ type Point struct {
 	RunID string
 	Group string
 	X, Y  float64
+	// Sweep orders a group's points along their line (the run's
+	// concurrency or request rate; NaN: unknown, last), and Label names it
+	// next to the point ("c=8"; "" for none).
+	Sweep float64
+	Label string
+	// Marked flags a run that failed, did not finish or judged itself
+	// degraded: drawn as a cross, never on a frontier.
+	Marked bool
 }
 
 // finite reports whether both coordinates of p are finite numbers.
@@ -73,19 +80,21 @@ func Frontier(points []Point) []Point {
 	return front
 }
 
-// Pareto returns a scatter of points, one colour and legend entry per Group
-// (groups in name order), with the frontier of Frontier drawn as a line.
-// Points with a NaN or infinite coordinate are left out. It returns an
-// error when no point is left.
-func Pareto(points []Point, xLabel, yLabel string) (*gonumplot.Plot, error) {
-	return pareto(points, xLabel, yLabel, Frontier(points), true, "(unknown model)")
+// Pareto returns a chart of points, one colour and legend entry per Group
+// (groups in name order, colours from groupColor): each group's points
+// joined in order of Sweep and labelled with Label, and each group's
+// Frontier drawn dashed. The legend sits right of the data. Points with a
+// NaN or infinite coordinate are left out; it returns an error when no
+// point is left.
+func Pareto(points []Point, xLabel, yLabel string) (*Chart, error) {
+	return pareto(points, xLabel, yLabel, Frontier)
 }
 
 // ParetoMax is Pareto when X is maximised too (a per-user throughput
-// against the total: the interactivity curve), with the frontier of
-// FrontierMax; its legend goes top right.
-func ParetoMax(points []Point, xLabel, yLabel string) (*gonumplot.Plot, error) {
-	return pareto(points, xLabel, yLabel, FrontierMax(points), false, "(unknown model)")
+// against the total: the interactivity curve), with the frontiers of
+// FrontierMax.
+func ParetoMax(points []Point, xLabel, yLabel string) (*Chart, error) {
+	return pareto(points, xLabel, yLabel, FrontierMax)
 }
 
 // FrontierMax returns the points no other point dominates when both X and
@@ -109,13 +118,15 @@ func FrontierMax(points []Point) []Point {
 	return front
 }
 
-// pareto draws points by group with front as the frontier line; the legend
-// goes in the corner the frontier leaves empty.
-func pareto(points []Point, xLabel, yLabel string, front []Point, legendLeft bool, missing string) (*gonumplot.Plot, error) {
-	groups := map[string]plotter.XYs{}
+// pareto draws points by group, each group with its sweep line and its
+// frontier (front of the group's unmarked points).
+func pareto(points []Point, xLabel, yLabel string, front func([]Point) []Point) (*Chart, error) {
+	groups := map[string][]Point{}
+	var xs, ys []float64
 	for _, p := range points {
 		if p.finite() {
-			groups[p.Group] = append(groups[p.Group], plotter.XY{X: p.X, Y: p.Y})
+			groups[p.Group] = append(groups[p.Group], p)
+			xs, ys = append(xs, p.X), append(ys, p.Y)
 		}
 	}
 	if len(groups) == 0 {
@@ -128,50 +139,117 @@ func pareto(points []Point, xLabel, yLabel string, front []Point, legendLeft boo
 	sort.Strings(names)
 
 	p := gonumplot.New()
-	p.Title.Text = "Pareto frontier: " + yLabel + " vs " + xLabel
+	p.Title.Text = yLabel + " vs " + xLabel
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
 	p.Add(plotter.NewGrid())
-	// The corner beyond the frontier holds no point, so the legend goes there.
-	p.Legend.Top, p.Legend.Left = true, legendLeft
-
-	line := make(plotter.XYs, len(front))
-	for i, f := range front {
-		line[i] = plotter.XY{X: f.X, Y: f.Y}
-	}
-	l, err := plotter.NewLine(line)
-	if err != nil {
-		return nil, fmt.Errorf("pareto: frontier: %w", err)
-	}
-	l.LineStyle.Width = vg.Points(1.5)
-	l.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	p.Add(l)
-	p.Legend.Add("Pareto frontier", l)
-
-	for i, name := range names {
-		s, err := plotter.NewScatter(groups[name])
-		if err != nil {
-			return nil, fmt.Errorf("pareto: %s: %w", name, err)
+	c := &Chart{Plot: p, Legend: gonumplot.NewLegend()}
+	anyMarked := false
+	for _, name := range names {
+		pts := sweepOrder(groups[name])
+		col := groupColor(name)
+		var all, healthy plotter.XYs
+		var labels []string
+		for _, pt := range pts {
+			all = append(all, plotter.XY{X: pt.X, Y: pt.Y})
+			labels = append(labels, pt.Label)
+			if !pt.Marked {
+				healthy = append(healthy, plotter.XY{X: pt.X, Y: pt.Y})
+			}
+			anyMarked = anyMarked || pt.Marked
 		}
-		s.GlyphStyle.Color = plotutil.Color(i)
-		s.GlyphStyle.Shape = draw.CircleGlyph{}
-		s.GlyphStyle.Radius = vg.Points(4)
-		p.Add(s)
-		label := name
-		if label == "" {
-			label = missing
+		if len(all) > 1 {
+			l, err := plotter.NewLine(all)
+			if err != nil {
+				return nil, fmt.Errorf("pareto: %s: %w", name, err)
+			}
+			l.LineStyle.Color, l.LineStyle.Width = col, vg.Points(1)
+			p.Add(l)
 		}
-		p.Legend.Add(label, s)
+		var unmarked []Point
+		for _, pt := range pts {
+			if !pt.Marked {
+				unmarked = append(unmarked, pt)
+			}
+		}
+		if f := front(unmarked); len(f) > 1 {
+			xys := make(plotter.XYs, len(f))
+			for i, pt := range f {
+				xys[i] = plotter.XY{X: pt.X, Y: pt.Y}
+			}
+			l, err := plotter.NewLine(xys)
+			if err != nil {
+				return nil, fmt.Errorf("pareto: %s frontier: %w", name, err)
+			}
+			l.LineStyle.Color, l.LineStyle.Width = col, vg.Points(2.5)
+			l.LineStyle.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+			p.Add(l)
+		}
+		var thumb *plotter.Scatter
+		for _, set := range []struct {
+			xys   plotter.XYs
+			shape draw.GlyphDrawer
+		}{{healthy, draw.CircleGlyph{}}, {markedOf(pts), draw.CrossGlyph{}}} {
+			if len(set.xys) == 0 {
+				continue
+			}
+			s, err := plotter.NewScatter(set.xys)
+			if err != nil {
+				return nil, fmt.Errorf("pareto: %s: %w", name, err)
+			}
+			s.GlyphStyle.Color, s.GlyphStyle.Shape, s.GlyphStyle.Radius = col, set.shape, vg.Points(4)
+			p.Add(s)
+			if thumb == nil {
+				thumb = s
+			}
+		}
+		if lb, err := plotter.NewLabels(plotter.XYLabels{XYs: all, Labels: labels}); err == nil {
+			lb.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(3)}
+			for i := range lb.TextStyle {
+				lb.TextStyle[i].Color = col
+			}
+			p.Add(lb)
+		}
+		c.Legend.Add(name, thumb)
 	}
-	var xs, ys []float64
-	for _, pt := range points {
-		if pt.finite() {
-			xs, ys = append(xs, pt.X), append(ys, pt.Y)
-		}
+	c.Legend.Add("dashed: group's Pareto frontier")
+	if anyMarked {
+		c.Legend.Add("×: failed, partial or degraded run")
 	}
 	pad(&p.X, xs)
 	pad(&p.Y, ys)
-	return p, nil
+	return c, nil
+}
+
+// sweepOrder returns pts ordered by Sweep (unknown last), then X, then
+// RunID: the order of a sweep's line.
+func sweepOrder(pts []Point) []Point {
+	out := append([]Point(nil), pts...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if an, bn := math.IsNaN(a.Sweep), math.IsNaN(b.Sweep); an != bn {
+			return bn
+		}
+		if a.Sweep != b.Sweep && !math.IsNaN(a.Sweep) {
+			return a.Sweep < b.Sweep
+		}
+		if a.X != b.X {
+			return a.X < b.X
+		}
+		return a.RunID < b.RunID
+	})
+	return out
+}
+
+// markedOf returns the coordinates of the marked points.
+func markedOf(pts []Point) plotter.XYs {
+	var xys plotter.XYs
+	for _, p := range pts {
+		if p.Marked {
+			xys = append(xys, plotter.XY{X: p.X, Y: p.Y})
+		}
+	}
+	return xys
 }
 
 // pad sets an axis to the range of vs widened by 8% on each side (by 1

@@ -81,8 +81,8 @@ func TestParetoNeedsAPoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.X.Label.Text != "x" || p.Y.Label.Text != "y" {
-		t.Errorf("labels %q %q", p.X.Label.Text, p.Y.Label.Text)
+	if p.Plot.X.Label.Text != "x" || p.Plot.Y.Label.Text != "y" {
+		t.Errorf("labels %q %q", p.Plot.X.Label.Text, p.Plot.Y.Label.Text)
 	}
 }
 

@@ -27,31 +27,47 @@ const (
 )
 
 // Render draws the charts of runs in db into dir (created if needed) and
-// returns the paths written, report.html last. The Pareto chart
-// (pareto.png, pareto.svg) covers the named runs, or every complete run
-// when runIDs is empty; the per-run charts (<run>-ttft.*, <run>-latency.*)
-// cover the named runs, or the newest complete run. report.html is one
-// self-contained page holding every SVG inline. A chart without data (TTFT
-// of a non-streaming run, no run with a summary) is left out and noted in
-// the page. When runs record their GPU count (runs.gpu_count), the Pareto
-// section adds AIPerf's throughput-per-GPU charts against request latency
-// and against per-user throughput (pareto-throughput-per-gpu-vs-latency.*,
+// returns the paths written, report.html last. The run-level charts cover
+// the named runs, or every run when runIDs is empty, in both cases only
+// those o.Where keeps; runs that failed, did not finish or judged
+// themselves degraded are drawn marked and left off every frontier. The
+// Pareto chart (pareto.png, pareto.svg) joins each group's runs (o.GroupBy)
+// in order of concurrency or request rate, labels them with it and draws
+// each group's frontier; colours come from the group's name
+// (groupColor), so a group keeps its colour across reports. The per-run
+// charts (<run>-ttft.*, <run>-latency.*, …) cover the named runs, or the
+// newest complete run. report.html is one self-contained page: a runs
+// table, interactive charts (Chart.js, embedded: hover, legend, metric
+// and statistic switches; assets/report.js) and every other chart's SVG
+// inline. A chart without data (TTFT of a non-streaming run, no run with
+// a summary) is left out and noted in the page. When runs record their
+// GPU count (runs.gpu_count), the Pareto section adds AIPerf's
+// throughput-per-GPU charts against request latency and against per-user
+// throughput (pareto-throughput-per-gpu-vs-latency.*,
 // pareto-throughput-per-gpu-vs-interactivity.*); a run with GPU telemetry
 // adds <run>-gpu.* (GPUOverTime). A named run missing from db is
-// ErrRunNotFound; an invalid o.GroupBy is ErrGroupBy. Render blocks until
-// everything is written; files already in dir are overwritten.
+// ErrRunNotFound; an invalid o.GroupBy is ErrGroupBy, an invalid o.Where
+// ErrWhere. Render blocks until everything is written; files already in
+// dir are overwritten.
 func Render(ctx context.Context, db *sql.DB, dir string, runIDs []string, o Options) ([]string, error) {
-	group, err := o.groupSQL()
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	where, err := parseWhere(ctx, db, o.Where)
 	if err != nil {
 		return nil, err
 	}
-	points, err := loadPoints(ctx, db, runIDs, group)
+	runs, err := loadRuns(ctx, db, runIDs, where, o)
+	if err != nil {
+		return nil, err
+	}
+	points, err := loadPoints(ctx, db, runs)
 	if err != nil {
 		return nil, err
 	}
 	detail := runIDs
 	if len(detail) == 0 {
-		id, err := newestRun(ctx, db)
+		id, err := newestRun(ctx, db, where)
 		if err != nil {
 			return nil, err
 		}
@@ -64,20 +80,23 @@ func Render(ctx context.Context, db *sql.DB, dir string, runIDs []string, o Opti
 	}
 
 	w := &writer{dir: dir}
-	rep := report{Title: "aiperf-go benchmark report", Group: o.groupName(), Runs: runRows(points, o.missingGroup())}
+	rep := report{Title: "aiperf-go benchmark report", Group: o.groupName(), Where: strings.TrimSpace(o.Where),
+		Runs: runRows(runs, points), Data: newPageData(runs), ChartJS: script("chart.umd.min.js"), App: script("report.js")}
 	front := section{Heading: "Throughput vs latency"}
-	if len(points) == 0 {
-		front.Notes = append(front.Notes, "No complete runs.")
+	if len(runs) == 0 {
+		front.Notes = append(front.Notes, "No runs.")
 	} else {
-		p, err := pareto(points, paretoX, paretoY, Frontier(points), true, o.missingGroup())
-		w.add(&front, "pareto", "Pareto frontier", p, err)
-		inter, err := loadInteractivity(ctx, db, runIDs, group)
+		p, err := Pareto(points, paretoX, paretoY)
+		// The interactive chart shows this one in the page; the files stay
+		// for CI artifacts.
+		w.addFiles(&front, "pareto", p, err)
+		inter, err := loadInteractivity(ctx, db, runs)
 		if err != nil {
 			return w.paths, err
 		}
-		p, err = pareto(inter, "output token throughput per user p50 (tokens/s/user)", paretoY, FrontierMax(inter), false, o.missingGroup())
+		p, err = ParetoMax(inter, "output token throughput per user p50 (tokens/s/user)", paretoY)
 		w.add(&front, "pareto-interactivity", "Throughput vs per-user throughput", p, err)
-		if err := w.addPerGPUCharts(ctx, db, &front, runIDs, group, o.missingGroup()); err != nil {
+		if err := w.addPerGPUCharts(ctx, db, &front, runs); err != nil {
 			return w.paths, err
 		}
 	}
@@ -130,18 +149,18 @@ func Render(ctx context.Context, db *sql.DB, dir string, runIDs []string, o Opti
 // latency and throughput) and _vs_interactivity (output token throughput
 // per user avg, maximised, against throughput per GPU) to s, when a run
 // knows its GPU count; else it adds nothing.
-func (w *writer) addPerGPUCharts(ctx context.Context, db *sql.DB, s *section, runIDs []string, group groupSQL, missing string) error {
-	lat, err := loadPerGPU(ctx, db, runIDs, metricAvgSQL("request_latency"), group)
+func (w *writer) addPerGPUCharts(ctx context.Context, db *sql.DB, s *section, runs []runInfo) error {
+	lat, err := loadPerGPU(ctx, db, runs, metricAvgSQL("request_latency"))
 	if err != nil || !anyFiniteY(lat) {
 		return err
 	}
-	p, err := pareto(lat, "request latency avg (ms)", perGPUY, Frontier(lat), true, missing)
+	p, err := Pareto(lat, "request latency avg (ms)", perGPUY)
 	w.add(s, "pareto-throughput-per-gpu-vs-latency", "Throughput per GPU vs latency", p, err)
-	inter, err := loadPerGPU(ctx, db, runIDs, metricAvgSQL("output_token_throughput_per_user"), group)
+	inter, err := loadPerGPU(ctx, db, runs, metricAvgSQL("output_token_throughput_per_user"))
 	if err != nil {
 		return err
 	}
-	p, err = pareto(inter, "output token throughput per user avg (tokens/s/user)", perGPUY, FrontierMax(inter), false, missing)
+	p, err = ParetoMax(inter, "output token throughput per user avg (tokens/s/user)", perGPUY)
 	w.add(s, "pareto-throughput-per-gpu-vs-interactivity", "Throughput per GPU vs interactivity", p, err)
 	return nil
 }
@@ -175,34 +194,42 @@ type chartDrawer interface {
 // add saves p as base.png and base.svg and appends it to s; when the chart
 // could not be drawn (perr), it appends perr as a note instead.
 func (w *writer) add(s *section, base, title string, p chartDrawer, perr error) {
+	if svg := w.addFiles(s, base, p, perr); svg != nil {
+		s.Charts = append(s.Charts, chart{Title: title, File: base, SVG: inlineSVG(svg)})
+	}
+}
+
+// addFiles saves p as base.png and base.svg and returns the SVG, nil when
+// it was not drawn (perr, noted in s) or could not be written (w.err).
+func (w *writer) addFiles(s *section, base string, p chartDrawer, perr error) []byte {
 	if w.err != nil {
-		return
+		return nil
 	}
 	if perr != nil {
 		s.Notes = append(s.Notes, perr.Error())
-		return
+		return nil
 	}
+	var svg []byte
 	for _, format := range []string{"png", "svg"} {
 		wt, err := p.WriterTo(chartWidth, chartHeight, format)
 		if err != nil {
 			w.err = fmt.Errorf("render %s: %w", base, err)
-			return
+			return nil
 		}
 		var b bytes.Buffer
 		if _, err := wt.WriteTo(&b); err != nil {
 			w.err = fmt.Errorf("render %s: %w", base, err)
-			return
+			return nil
 		}
 		path := filepath.Join(w.dir, base+"."+format)
 		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 			w.err = fmt.Errorf("render: %w", err)
-			return
+			return nil
 		}
 		w.paths = append(w.paths, path)
-		if format == "svg" {
-			s.Charts = append(s.Charts, chart{Title: title, File: base, SVG: inlineSVG(b.Bytes())})
-		}
+		svg = b.Bytes()
 	}
+	return svg
 }
 
 // fileBase turns a run id into a file name: every character other than a

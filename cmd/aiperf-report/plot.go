@@ -16,13 +16,18 @@ import (
 func newPlotCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 	fs := ff.NewFlagSet("plot").SetParent(parent)
 	output := fs.StringLong("output", "", "write the charts and report.html into this `DIR` (created if needed)")
-	groupBy := fs.StringLong("group-by", "model", "group runs on the Pareto charts by `model` or by a run label, label:KEY (runs tagged with aiperf profile --label KEY=VALUE)")
+	groupBy := fs.StringLong("group-by", "", "group runs on the charts by model, endpoint and labels (the default, so that unrelated runs never share a line), by `model`, or by one run label, label:KEY (runs tagged with aiperf profile --label KEY=VALUE)")
+	where := fs.StringLong("where", "", "keep only the runs for which this SQL `PREDICATE` over the runs table holds, such as \"model = 'llama' AND (labels->>'gpu') = 'h100'\" (one predicate, never a statement)")
 	return &ff.Command{
 		Name:      "plot",
-		Usage:     "aiperf-report plot --output DIR [RUN_ID...]",
-		ShortHelp: "draw a throughput/TTFT Pareto chart and per-run charts as PNG, SVG and one HTML page",
-		LongHelp: "Without run ids, the Pareto chart covers every complete run and the per-run charts " +
-			"(TTFT over time, request latency histogram) the newest one; with run ids, both cover those runs.",
+		Usage:     "aiperf-report plot --output DIR [--where PREDICATE] [--group-by model|label:KEY] [RUN_ID...]",
+		ShortHelp: "draw sweeps, Pareto frontiers and per-run charts as PNG, SVG and one interactive HTML page",
+		LongHelp: "Without run ids, the sweep and Pareto charts cover every run (those --where keeps), failed, " +
+			"partial and degraded runs marked and never on a frontier, and the per-run charts (TTFT over time, " +
+			"request latency histogram, …) the newest complete one; with run ids, both cover those runs. " +
+			"report.html is one self-contained file (Chart.js embedded): hover a point for its run, click a " +
+			"legend entry to hide a group, switch the metric (TTFT, ITL, request latency) and the statistic " +
+			"(p50, p90, p99, avg).",
 		Flags: fs,
 		Exec: func(ctx context.Context, args []string) error {
 			if *output == "" {
@@ -33,8 +38,8 @@ func newPlotCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 				return err
 			}
 			defer db.Close()
-			paths, err := plot.Render(ctx, db.SQL(), *output, args, plot.Options{GroupBy: *groupBy})
-			if errors.Is(err, plot.ErrRunNotFound) || errors.Is(err, plot.ErrGroupBy) {
+			paths, err := plot.Render(ctx, db.SQL(), *output, args, plot.Options{GroupBy: *groupBy, Where: *where})
+			if errors.Is(err, plot.ErrRunNotFound) || errors.Is(err, plot.ErrGroupBy) || errors.Is(err, plot.ErrWhere) {
 				return command.Usage(err)
 			}
 			if err != nil {
