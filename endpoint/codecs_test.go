@@ -1,9 +1,7 @@
 package endpoint
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -23,19 +21,7 @@ func checkRequestGolden(t *testing.T, cases []requestCase) {
 			if !json.Valid(got) {
 				t.Fatalf("invalid JSON: %s", got)
 			}
-			path := filepath.Join("testdata", "request", tc.golden+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("body\n got %s\nwant %s", got, want)
-			}
+			checkGolden(t, filepath.Join("testdata", "request", tc.golden+".json"), got)
 		})
 	}
 }

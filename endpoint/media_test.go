@@ -1,9 +1,7 @@
 package endpoint
 
 import (
-	"bytes"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -34,19 +32,7 @@ func TestMediaGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", "media", tc.golden+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("payload\n got %s\nwant %s", got, want)
-			}
+			checkGolden(t, filepath.Join("testdata", "media", tc.golden+".json"), got)
 		})
 	}
 	for _, name := range []string{"image_generation", "video_generation"} {

@@ -1,10 +1,8 @@
 package endpoint
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,19 +74,7 @@ func TestPayloadGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", "payload", tc.golden+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("payload\n got %s\nwant %s", got, want)
-			}
+			checkGolden(t, filepath.Join("testdata", "payload", tc.golden+".json"), got)
 		})
 	}
 }

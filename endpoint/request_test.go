@@ -3,7 +3,6 @@ package endpoint
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,19 +121,7 @@ func TestRequestGolden(t *testing.T) {
 			if !json.Valid(got) {
 				t.Fatalf("invalid JSON: %s", got)
 			}
-			path := filepath.Join("testdata", "request", tc.golden+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("body\n got %s\nwant %s", got, want)
-			}
+			checkGolden(t, filepath.Join("testdata", "request", tc.golden+".json"), got)
 		})
 	}
 }

@@ -1,8 +1,6 @@
 package endpoint
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,19 +29,7 @@ func TestSolidoGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", "solido", tc.golden+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("payload\n got %s\nwant %s", got, want)
-			}
+			checkGolden(t, filepath.Join("testdata", "solido", tc.golden+".json"), got)
 		})
 	}
 }

@@ -58,19 +58,7 @@ func TestTemplateGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", "template", tc.golden+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("payload\n got %s\nwant %s", got, want)
-			}
+			checkGolden(t, filepath.Join("testdata", "template", tc.golden+".json"), got)
 		})
 	}
 }
