@@ -124,7 +124,7 @@ func TestIngestShowCompareRegress(t *testing.T) {
 		t.Fatalf("plot: %d %s %s", code, out, errs)
 	}
 	page, err := os.ReadFile(filepath.Join(charts, "report.html"))
-	if err != nil || !strings.Contains(string(page), "<svg") || strings.Contains(string(page), "<script") {
+	if err != nil || !strings.Contains(string(page), "<svg") || !strings.Contains(string(page), "new Chart(") || strings.Contains(string(page), "src=") {
 		t.Fatalf("report.html: %v", err)
 	}
 	if code, _, errs = reportCLI(t, "--db", db, "plot", "--output", charts, "--group-by", "label:gpu"); code != 0 {
