@@ -1,9 +1,7 @@
 package mockserver
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -46,18 +44,13 @@ const imageMeta = `"size":"1024x1024","quality":"low","output_format":"png","bac
 // body without a string prompt, or with n < 1 or partial_images < 0, is
 // a 400.
 func (s *Server) serveImages(w http.ResponseWriter, r *http.Request) {
-	var body bytes.Buffer
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.TeeReader(r.Body, &body), r.Body}
-	a, ok := s.admit(w, r, epChat)
+	a, body, ok := s.admitRaw(w, r, epChat)
 	if !ok {
 		return
 	}
 	defer a.done()
 	var req imageRequest
-	if err := json.Unmarshal(body.Bytes(), &req); err != nil || req.Prompt == nil ||
+	if err := json.Unmarshal(body, &req); err != nil || req.Prompt == nil ||
 		(req.N != nil && *req.N < 1) || (req.PartialImages != nil && *req.PartialImages < 0) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "prompt must be a string, n >= 1 and partial_images >= 0")
 		return

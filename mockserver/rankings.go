@@ -1,11 +1,9 @@
 package mockserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"hash/fnv"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -91,17 +89,9 @@ func (api rankingsAPI) parse(body []byte) (query string, passages []string, err 
 	return query, passages, nil
 }
 
-// serveRankings answers one rankings request in api's shape. The body is
-// read here and handed to admit again, which decodes the fields the
-// generic request has (the model) and starts the timeline.
+// serveRankings answers one rankings request in api's shape.
 func (s *Server) serveRankings(w http.ResponseWriter, r *http.Request, api rankingsAPI) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error())
-		return
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	a, ok := s.admit(w, r, epRankings)
+	a, body, ok := s.admitRaw(w, r, epRankings)
 	if !ok {
 		return
 	}

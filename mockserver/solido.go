@@ -1,9 +1,7 @@
 package mockserver
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -34,20 +32,13 @@ const solidoSources = `[{"document":"sde_user_guide.pdf","page":12,"score":0.91}
 // metrics and do not drive the simulated vLLM engine. A query that is not a
 // non-empty list of strings is a 400.
 func (s *Server) serveSolido(w http.ResponseWriter, r *http.Request) {
-	// admit reads the body as an OpenAI request; a copy is kept for the
-	// Solido fields.
-	var body bytes.Buffer
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.TeeReader(r.Body, &body), r.Body}
-	a, ok := s.admit(w, r, epChat)
+	a, body, ok := s.admitRaw(w, r, epChat)
 	if !ok {
 		return
 	}
 	defer a.done()
 	var req solidoRequest
-	if err := json.Unmarshal(body.Bytes(), &req); err != nil || len(req.Query) == 0 {
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Query) == 0 {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "query must be a non-empty list of strings")
 		return
 	}

@@ -1,10 +1,8 @@
 package mockserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -79,12 +77,7 @@ func VideoJobDone(id string) (done time.Time, ok bool) {
 // The error fault answers the submission itself with ErrorStatus, and a
 // reset fault resets it; a body without a string prompt is a 400.
 func (s *Server) serveVideoSubmit(w http.ResponseWriter, r *http.Request) {
-	var body bytes.Buffer
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.TeeReader(r.Body, &body), r.Body}
-	a, ok := s.admit(w, r, epChat)
+	a, body, ok := s.admitRaw(w, r, epChat)
 	if !ok {
 		return
 	}
@@ -93,7 +86,7 @@ func (s *Server) serveVideoSubmit(w http.ResponseWriter, r *http.Request) {
 		Prompt *string `json:"prompt"`
 		Model  string  `json:"model"`
 	}
-	if err := json.Unmarshal(body.Bytes(), &req); err != nil || req.Prompt == nil {
+	if err := json.Unmarshal(body, &req); err != nil || req.Prompt == nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "prompt must be a string")
 		return
 	}
