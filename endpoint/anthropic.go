@@ -82,12 +82,8 @@ func (anthropic) Members(members []Member, t *dataset.Turn, c *Context, streamin
 	if c.SystemPrompt != "" {
 		members = append(members, Member{"system", pyjson.AppendString(nil, c.SystemPrompt)})
 	}
-	if c.Tools != nil {
-		tools, err := appendCompact(nil, c.Tools)
-		if err != nil {
-			return nil, fmt.Errorf("endpoint: turn tools: %w", err)
-		}
-		members = append(members, Member{"tools", tools})
+	if members, err = appendTools(members, c.Tools); err != nil {
+		return nil, err
 	}
 	return members, nil
 }

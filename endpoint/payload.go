@@ -155,12 +155,8 @@ func (e *Endpoint) body(t *dataset.Turn, cc *chatContext, o *Options) ([]byte, e
 		}
 		members = append(members, Member{"messages", messages})
 		members = appendModelStream(members, t.Model, streaming)
-		if cc.tools != nil {
-			tools, err := appendCompact(nil, cc.tools)
-			if err != nil {
-				return nil, fmt.Errorf("endpoint: turn tools: %w", err)
-			}
-			members = append(members, Member{"tools", tools})
+		if members, err = appendTools(members, cc.tools); err != nil {
+			return nil, err
 		}
 		if t.MaxTokens > 0 {
 			key := "max_completion_tokens"
@@ -209,6 +205,19 @@ func (e *Endpoint) body(t *dataset.Turn, cc *chatContext, o *Options) ([]byte, e
 // --extra-inputs itself (in Members) instead of at the top level; the
 // turn's Extra is still merged at the top level.
 type runExtraOwner interface{ ownsRunExtra() }
+
+// appendTools appends the "tools" member, compacted, when tools is not
+// nil.
+func appendTools(members []Member, tools json.RawMessage) ([]Member, error) {
+	if tools == nil {
+		return members, nil
+	}
+	b, err := appendCompact(nil, tools)
+	if err != nil {
+		return nil, fmt.Errorf("endpoint: turn tools: %w", err)
+	}
+	return append(members, Member{"tools", b}), nil
+}
 
 // mergeTurnExtra returns the extra fields of one request: the run's, then
 // the turn's object members (which win under writeObject's rule). It

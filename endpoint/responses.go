@@ -71,12 +71,8 @@ func (responses) Members(members []Member, t *dataset.Turn, c *Context, streamin
 	if t.MaxTokens > 0 {
 		members = append(members, Member{"max_output_tokens", strconv.AppendInt(nil, int64(t.MaxTokens), 10)})
 	}
-	if c.Tools != nil {
-		tools, err := appendCompact(nil, c.Tools)
-		if err != nil {
-			return nil, fmt.Errorf("endpoint: turn tools: %w", err)
-		}
-		members = append(members, Member{"tools", tools})
+	if members, err = appendTools(members, c.Tools); err != nil {
+		return nil, err
 	}
 	return members, nil
 }
