@@ -181,7 +181,7 @@ func TestReportInteractionsInChromium(t *testing.T) {
 					t.Error(err)
 				}
 			}
-			checkHover(t, b)
+			checkHover(t, b, "report-"+strconv.Itoa(width)+"-hover.png")
 			checkLegend(t, b)
 			checkSwitches(t, b)
 			browserErrors(t, b.log())
@@ -203,8 +203,9 @@ func checkLayout(t *testing.T, st pageState, width int) {
 	}
 }
 
-// checkHover moves the mouse onto a point, then off it.
-func checkHover(t *testing.T, b *browser) {
+// checkHover moves the mouse onto a point, then off it; with
+// AIPERF_TEST_SCREENSHOTS it keeps a screenshot of the tooltip as shot.
+func checkHover(t *testing.T, b *browser, shot string) {
 	t.Helper()
 	var pt struct {
 		X, Y      float64
@@ -219,6 +220,11 @@ func checkHover(t *testing.T, b *browser) {
 	if pt.Load == "" || !strings.Contains(text, pt.Run) || !strings.Contains(text, pt.Load) ||
 		!strings.Contains(text, "TTFT p50: "+jsNum(pt.Value)+" ms") {
 		t.Errorf("hover on %s (%s, TTFT p50 %v ms): tooltip %q", pt.Run, pt.Load, pt.Value, text)
+	}
+	if keep := os.Getenv("AIPERF_TEST_SCREENSHOTS"); keep != "" {
+		if err := os.WriteFile(filepath.Join(keep, shot), b.screenshot(t), 0o644); err != nil {
+			t.Error(err)
+		}
 	}
 	b.mouse(t, "mouseMoved", 2, 2)
 	b.eval(t, frames, nil)

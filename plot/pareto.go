@@ -5,7 +5,6 @@
 package plot
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -130,7 +129,7 @@ func pareto(points []Point, xLabel, yLabel string, front func([]Point) []Point) 
 		}
 	}
 	if len(groups) == 0 {
-		return nil, errors.New("pareto: no runs with both metrics")
+		return nil, fmt.Errorf("%s vs %s: no run has both", yLabel, xLabel)
 	}
 	names := make([]string, 0, len(groups))
 	for g := range groups {

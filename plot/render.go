@@ -82,7 +82,7 @@ func Render(ctx context.Context, db *sql.DB, dir string, runIDs []string, o Opti
 	w := &writer{dir: dir}
 	rep := report{Title: "aiperf-go benchmark report", Group: o.groupName(), Where: strings.TrimSpace(o.Where),
 		Runs: runRows(runs, points), Data: newPageData(runs), ChartJS: script("chart.umd.min.js"), App: script("report.js")}
-	front := section{Heading: "Throughput vs latency"}
+	front := section{Heading: "Per-user and per-GPU throughput"}
 	if len(runs) == 0 {
 		front.Notes = append(front.Notes, "No runs.")
 	} else {

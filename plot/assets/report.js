@@ -174,7 +174,7 @@
         plugins: {
           legend: {
             position: legendPosition(canvas.parentElement.clientWidth),
-            labels: { filter: (item, data) => data.datasets[item.datasetIndex].kind === 'runs', usePointStyle: true },
+            labels: { filter: (item, data) => data.datasets[item.datasetIndex].kind === 'runs', usePointStyle: true, pointStyle: 'circle', boxWidth: 8, boxHeight: 8 },
             onClick: (e, item, legend) => toggleGroup(legend.chart.data.datasets[item.datasetIndex].group),
           },
           tooltip: { enabled: false, external: tooltip, filter: (item) => item.dataset.kind === 'runs' },
