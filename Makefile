@@ -68,18 +68,21 @@ timing: tokenizers ## timing-accuracy tests, which the race detector's overhead 
 # (scripts/chromium.sh installs Debian's chromium); and the token-count test
 # against a real llama.cpp server (scripts/llama-server.sh builds it once,
 # ~7 min), with its /metrics against the records; the server metrics scrape
-# against Debian's prometheus-node-exporter (scripts/node-exporter.sh). Every
-# server is started here and always stopped.
+# against Debian's prometheus-node-exporter (scripts/node-exporter.sh); and
+# aiperf-report's ingest of directories NVIDIA's Python AIPerf wrote itself
+# (scripts/aiperf-python.sh pins aiperf in a venv). Every server is started
+# here and always stopped.
 integration: tokenizers
 	./scripts/chromium.sh
 	./scripts/emulators.sh install all
 	./scripts/llama-server.sh install
 	./scripts/node-exporter.sh install
+	./scripts/aiperf-python.sh install
 	./scripts/emulators.sh start all
 	@./scripts/llama-server.sh start || { ./scripts/emulators.sh stop all; exit 1; }
 	@./scripts/node-exporter.sh start || { ./scripts/emulators.sh stop all; ./scripts/llama-server.sh stop; exit 1; }
-	@set -a; eval "$$(./scripts/emulators.sh env)"; eval "$$(./scripts/llama-server.sh env)"; eval "$$(./scripts/node-exporter.sh env)"; set +a; \
-	AIPERF_TEST_REQUIRE_STORES=1 AIPERF_TEST_REQUIRE_LLAMA=1 AIPERF_TEST_REQUIRE_NODE_EXPORTER=1 $(GO) test -count=1 -tags integration,$(TAGS) -run 'Conformance|MinIO|Chromium|Llama|NodeExporter|FaultMatrix' ./sink/ ./runner/ ./cmd/aiperf/ ./cmd/aiperf-report/ ./plot/ ./telemetry/; \
+	@set -a; eval "$$(./scripts/emulators.sh env)"; eval "$$(./scripts/llama-server.sh env)"; eval "$$(./scripts/node-exporter.sh env)"; eval "$$(./scripts/aiperf-python.sh env)"; set +a; \
+	AIPERF_TEST_REQUIRE_STORES=1 AIPERF_TEST_REQUIRE_LLAMA=1 AIPERF_TEST_REQUIRE_NODE_EXPORTER=1 AIPERF_TEST_REQUIRE_PYTHON_AIPERF=1 $(GO) test -count=1 -tags integration,$(TAGS) -run 'Conformance|MinIO|Chromium|Llama|NodeExporter|FaultMatrix|PythonAIPerf' ./sink/ ./runner/ ./cmd/aiperf/ ./cmd/aiperf-report/ ./plot/ ./telemetry/; \
 	rc=$$?; ./scripts/emulators.sh stop all; ./scripts/llama-server.sh stop; ./scripts/node-exporter.sh stop; exit $$rc
 
 $(STATICCHECK):

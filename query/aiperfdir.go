@@ -124,14 +124,19 @@ func planAIPerfDir(dir string) (*loadPlan, error) {
 	}
 	// AIPerf writes its start and end in local time without a zone: the
 	// records' wall-clock request_start_ns (or the summary's
-	// min_request_timestamp, before 0.8) tells which zone.
+	// min_request_timestamp, before 0.8), or else the time the summary
+	// was written, tells which zone.
 	wallNS := int64(metricAvg(s.Metrics, "min_request_timestamp"))
 	if len(p.records) > 0 {
 		if ns := firstRequestWallNS(p.records[0]); ns > 0 {
 			wallNS = ns
 		}
 	}
-	start, end := localTimes(s, wallNS)
+	var writtenNS int64
+	if fi, err := os.Stat(filepath.Join(dir, summaryFile)); err == nil {
+		writtenNS = fi.ModTime().UnixNano()
+	}
+	start, end := localTimes(s, wallNS, writtenNS)
 	id := s.BenchmarkID
 	if id == "" {
 		sum := sha256.Sum256([]byte(dir))

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestIngestBaselineChatFixture loads AIPerf 0.8.0's baseline-chat summary
@@ -83,7 +84,10 @@ func TestIngestBaselineChatFixture(t *testing.T) {
 	}
 	got := []any{id, status, model, endpoint, streaming, mode, conc, reqCount, isl, workload, tool, version, start}
 	want := []any{"aiperf-cf9a7da02a534390b4aa6cf08156a56d", "complete", "mock-model", "chat", false, "concurrency", int64(4),
-		int64(64), 550.0, "mock-model|chat|nostream|isl550|oslna|concurrency4", "aiperf", "0.8.0", "2026-04-30T09:16:38.957302"}
+		int64(64), 550.0, "mock-model|chat|nostream|isl550|oslna|concurrency4", "aiperf", "0.8.0",
+		// The zone-less start, with no records to tell its zone, is taken
+		// in this machine's zone.
+		time.Date(2026, 4, 30, 9, 16, 38, 957302000, time.Local).UTC().Format("2006-01-02T15:04:05.000000")}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("field %d = %v, want %v", i, got[i], want[i])

@@ -115,4 +115,12 @@ func TestZoneOffset(t *testing.T) {
 			t.Errorf("%s: %v %v, want %v %v", tc.name, off, ok, tc.off, tc.ok)
 		}
 	}
+	// A summary file's time tells the zone only when written within a
+	// minute of the end (a later copy does not).
+	if off, ok := zoneOffsetWithin(naive, wall(naive.Add(7*time.Hour+2*time.Second)), writtenWithin); !ok || off != -7*time.Hour {
+		t.Errorf("written 2 s after: %v %v", off, ok)
+	}
+	if _, ok := zoneOffsetWithin(naive, wall(naive.Add(7*time.Hour+5*time.Minute)), writtenWithin); ok {
+		t.Error("a file copied 5 min later tells a zone")
+	}
 }

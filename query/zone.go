@@ -17,34 +17,49 @@ const maxZoneOffset = 14 * time.Hour
 // may be minutes apart; ok is false without wallNS or when the difference
 // is no zone's offset.
 func zoneOffset(naive time.Time, wallNS int64) (off time.Duration, ok bool) {
+	return zoneOffsetWithin(naive, wallNS, 15*time.Minute)
+}
+
+// zoneOffsetWithin is zoneOffset for a reference that must be within tol
+// of naive's instant (after the offset), else ok is false.
+func zoneOffsetWithin(naive time.Time, wallNS int64, tol time.Duration) (off time.Duration, ok bool) {
 	if naive.IsZero() || wallNS <= 0 {
 		return 0, false
 	}
-	off = naive.Sub(time.Unix(0, wallNS).UTC()).Round(15 * time.Minute)
-	if off < -maxZoneOffset || off > maxZoneOffset {
+	diff := naive.Sub(time.Unix(0, wallNS).UTC())
+	off = diff.Round(15 * time.Minute)
+	if off < -maxZoneOffset || off > maxZoneOffset || (diff-off).Abs() > tol {
 		return 0, false
 	}
 	return off, true
 }
 
+// writtenWithin is how soon after its end_time a summary file's
+// modification time must be for it to tell the zone: AIPerf writes the
+// file seconds after the run ends, and a copy that did not keep the time
+// is most likely later than that.
+const writtenWithin = time.Minute
+
 // localTimes converts a summary's naive start and end (its writer's local
-// wall clock) to UTC: with the zone the wall-clock time wallNS reveals
-// when it can (zoneOffset), else with this process's local zone, the
-// zone of a run written on the machine that reads it. Times with a zone
-// are returned as they are.
-func localTimes(s *summary, wallNS int64) (start, end time.Time) {
+// wall clock) to UTC: with the zone the wall-clock time wallNS (the first
+// request's start) reveals when it can (zoneOffset), else with the zone
+// the summary file's modification time writtenNS reveals when it is within
+// writtenWithin of the end, else with this process's local zone, the zone
+// of a run written on the machine that reads it. Times with a zone are
+// returned as they are.
+func localTimes(s *summary, wallNS, writtenNS int64) (start, end time.Time) {
 	if !s.NaiveTimes {
 		return s.Start, s.End
 	}
-	ref := s.Start
-	if ref.IsZero() {
-		ref = s.End
+	off, ok := zoneOffset(s.Start, wallNS)
+	if !ok && wallNS <= 0 {
+		off, ok = zoneOffsetWithin(s.End, writtenNS, writtenWithin)
 	}
 	convert := func(t time.Time) time.Time {
 		if t.IsZero() {
 			return t
 		}
-		if off, ok := zoneOffset(ref, wallNS); ok {
+		if ok {
 			return t.Add(-off)
 		}
 		return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.Local).UTC()
