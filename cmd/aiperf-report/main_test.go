@@ -100,7 +100,10 @@ func TestIngestShowCompareRegress(t *testing.T) {
 		t.Fatalf("compare: %d %s %s", code, out, errs)
 	}
 
-	check := []string{"--db", db, "regress", "--metric", "time_to_first_token.p99", "--max-increase", "50%"}
+	// The median, not the p99: two runs of 20 requests at the same TTFT
+	// differ by more than 50% at p99 when the machine is busy; the 3x
+	// slower run below shows at every percentile.
+	check := []string{"--db", db, "regress", "--metric", "time_to_first_token.p50", "--max-increase", "50%"}
 	if code, out, errs = reportCLI(t, check...); code != 0 || !strings.Contains(out, "ok") {
 		t.Fatalf("equal runs must pass: %d\n%s%s", code, out, errs)
 	}
