@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/peterbourgon/ff/v4"
 
 	"github.com/aiperf-go/aiperf/internal/command"
+	"github.com/aiperf-go/aiperf/report"
 	"github.com/aiperf-go/aiperf/trace"
 )
 
@@ -33,7 +35,7 @@ func newAnalyzeTraceCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 			if err != nil {
 				return fmt.Errorf("analyze-trace: %w", err)
 			}
-			if err := a.WriteReport(rc.stdout); err != nil {
+			if err := writeAnalysis(rc.stdout, a, rc.format); err != nil {
 				return err
 			}
 			if *output == "" {
@@ -46,4 +48,41 @@ func newAnalyzeTraceCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 			return err
 		},
 	}
+}
+
+// writeAnalysis prints a in format: table is AIPerf's report, byte for
+// byte; json the analysis JSON (as --output-file writes it); csv and
+// markdown one row per statistic (name, value), the distributions' as
+// isl_stats.p25 and so on.
+func writeAnalysis(w io.Writer, a *trace.Analysis, format string) error {
+	switch format {
+	case "", "table":
+		return a.WriteReport(w)
+	case "json":
+		return a.WriteJSON(w)
+	}
+	t := &report.Table{Columns: []string{"statistic", "value"}}
+	add := func(name string, v any) { t.Rows = append(t.Rows, []any{name, v}) }
+	add("total_requests", a.TotalRequests)
+	add("unique_prefixes", a.UniquePrefixes)
+	add("num_prefix_groups", a.NumPrefixGroups)
+	add("cache_hit_rate", a.CacheHitRate)
+	add("prefix_reuse_ratio", a.PrefixReuseRatio)
+	for _, d := range []struct {
+		name string
+		s    *trace.Stats
+	}{{"isl_stats", a.ISLStats}, {"osl_stats", a.OSLStats}, {"context_length_stats", a.ContextLengthStats},
+		{"unique_prompt_length_stats", a.UniquePromptLengthStats}, {"hit_rate_stats", a.HitRateStats}} {
+		if d.s == nil {
+			continue
+		}
+		for _, kv := range []struct {
+			stat string
+			v    float64
+		}{{"mean", d.s.Mean}, {"std_dev", d.s.StdDev}, {"min", d.s.Min}, {"p25", d.s.P25},
+			{"median", d.s.Median}, {"p75", d.s.P75}, {"max", d.s.Max}} {
+			add(d.name+"."+kv.stat, kv.v)
+		}
+	}
+	return report.Write(w, t, format)
 }
