@@ -18,7 +18,7 @@ func newShowCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 	return &ff.Command{
 		Name:      "show",
 		Usage:     "aiperf-report show RUN_ID [--format table|csv|json|markdown]",
-		ShortHelp: "print a run's AIPerf console table, computed in SQL from its requests, and its GPU and server telemetry",
+		ShortHelp: "print a run's AIPerf console table (distributions from its requests in SQL, totals and throughputs as the run stored them) and its GPU and server telemetry",
 		LongHelp:  "With --format csv, json or markdown, the run's metrics (run_metrics) as one row per metric.",
 		Flags:     fs,
 		Exec: func(ctx context.Context, args []string) error {
