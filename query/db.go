@@ -37,6 +37,11 @@ type DB struct {
 	mu      sync.Mutex
 	loading int
 	threads int64
+
+	// OnPartialRun, when set, is called when a run loads only in part (its
+	// records end in a truncated line): with the run id and what was
+	// left out. The run is loaded and its reason says the same.
+	OnPartialRun func(runID, what string)
 }
 
 // Open opens the DuckDB database file at path, creating it when it does not

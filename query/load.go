@@ -54,6 +54,11 @@ func (db *DB) replaceRun(ctx context.Context, p *loadPlan) (int64, error) {
 			return 0, fmt.Errorf("delete old rows: %w", err)
 		}
 	}
+	cleanup, err := db.trimTornRecords(p)
+	if err != nil {
+		return 0, err
+	}
+	defer cleanup()
 	redactRun(&p.run)
 	if err := insertRun(ctx, tx, &p.run); err != nil {
 		return 0, err

@@ -16,8 +16,9 @@ import (
 //	   baseline)
 //	2  invalid flags or arguments (nothing was done)
 //	3  regress: at least one workload regressed
-//	4  partial: some runs could not be read and are named on stderr; the
-//	   others were loaded
+//	4  partial: some runs could not be read, or loaded only in part (records
+//	   ending in a truncated line), and are named on stderr; the others
+//	   were loaded
 const (
 	exitRegressed = 3
 	exitPartial   = 4
@@ -31,8 +32,9 @@ const exitHelp = `EXIT STATUS
   2  invalid flags or arguments: an unknown --metric, --status, stat or
      --format, a malformed --since
   3  regress: a workload regressed
-  4  ingest: partial; the runs named on stderr could not be read, the
-     others were loaded
+  4  ingest: partial; the runs named on stderr could not be read, or
+     loaded only in part (records ending in a truncated line); the others
+     were loaded
 `
 
 // errRegressed is regress's error after it printed its verdicts and at

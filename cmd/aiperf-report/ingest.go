@@ -50,11 +50,17 @@ func newIngestCommand(rc *rootConfig, parent *ff.FlagSet) *ff.Command {
 }
 
 // ingest loads every store of srcs into db and prints a line (or row) per
-// store. Each run that could not be loaded is named on stderr; the error
-// is then a partial one (exit 4), or a plain one when every run failed.
+// store. Each run that could not be loaded, or loaded only in part (its
+// records end in a truncated line), is named on stderr; the error is then
+// a partial one (exit 4), or a plain one when every run failed.
 func (rc *rootConfig) ingest(ctx context.Context, db *query.DB, srcs []string) error {
 	t := &report.Table{Columns: []string{"store", "runs_seen", "loaded", "unchanged", "failed", "records", "seconds"}}
-	var seen, failed int
+	var seen, failed, partial int
+	db.OnPartialRun = func(run, what string) {
+		partial++
+		fmt.Fprintf(rc.stderr, "aiperf-report: run %s loaded in part: %s\n", run, what)
+	}
+	defer func() { db.OnPartialRun = nil }()
 	for _, src := range srcs {
 		st, errs, err := ingestStore(ctx, db, src)
 		if err != nil {
@@ -88,6 +94,8 @@ func (rc *rootConfig) ingest(ctx context.Context, db *query.DB, srcs []string) e
 		return fmt.Errorf("none of the %d runs could be loaded (named above)", seen)
 	case failed > 0:
 		return partialError(failed, seen)
+	case partial > 0:
+		return &statusError{status: exitPartial, err: fmt.Errorf("partial: %d of %d runs loaded in part (named above)", partial, seen)}
 	}
 	return nil
 }
