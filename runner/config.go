@@ -217,6 +217,10 @@ type Config struct {
 	ArtifactDirSet      bool
 	ProfileExportPrefix string
 	ExportLevel         string // summary | records | raw
+	// OutputSchema is the layout of the artifact files (--output-schema):
+	// "1.0", AIPerf 0.8's, byte for byte, or "1.4", AIPerf 0.13's (issue
+	// 17; being built: the default stays 1.0 until it is complete).
+	OutputSchema string
 
 	// Storage of records while the run goes on (see docs/storage.md).
 	SegmentInterval time.Duration // seal a record segment this often
@@ -302,6 +306,7 @@ func Defaults() Config {
 		GracePeriod:                       30 * time.Second,
 		ArtifactDir:                       "artifacts",
 		ExportLevel:                       "records",
+		OutputSchema:                      "1.0",
 		SegmentInterval:                   10 * time.Second,
 		SegmentRecords:                    10000,
 		UploadGrace:                       5 * time.Minute,

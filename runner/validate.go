@@ -35,6 +35,7 @@ var (
 	arrivalPatterns   = []string{"constant", "poisson", "gamma", "concurrency_burst"}
 	selectionStrategy = []string{"round_robin", "random"}
 	exportLevels      = []string{"summary", "records", "raw"}
+	outputSchemas     = []string{"1.0", "1.4"}
 	uiTypes           = []string{"none", "simple", "dashboard"}
 	logLevels         = []string{"TRACE", "DEBUG", "INFO", "NOTICE", "WARNING", "SUCCESS", "ERROR", "CRITICAL"}
 )
@@ -138,6 +139,7 @@ func (c *Config) Validate() error {
 	}
 
 	oneOf("--export-level", c.ExportLevel, exportLevels)
+	oneOf("--output-schema", c.OutputSchema, outputSchemas)
 	if c.SegmentInterval <= 0 {
 		add("--segment-interval must be > 0 seconds")
 	}
