@@ -6,10 +6,9 @@ import (
 	"strings"
 )
 
-// chartJSVersion is the version of the vendored Chart.js
-// (plot/assets/README.md says how to update it).
-const chartJSVersion = "4.6.1"
-
+// assets are the report's scripts: the vendored Chart.js 4.6.1
+// (plot/assets/README.md says how to update it) and our own report.js.
+//
 //go:embed assets/chart.umd.min.js assets/report.js
 var assets embed.FS
 

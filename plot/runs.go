@@ -249,12 +249,3 @@ func (r runInfo) stat(tag, stat string) float64 {
 	}
 	return math.NaN()
 }
-
-// runIDsOf returns the ids of runs, in order.
-func runIDsOf(runs []runInfo) []string {
-	ids := make([]string, len(runs))
-	for i, r := range runs {
-		ids[i] = r.ID
-	}
-	return ids
-}
