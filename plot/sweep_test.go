@@ -128,7 +128,7 @@ func TestRenderSweeps(t *testing.T) {
 			t.Errorf("run %s is not marked", id)
 		}
 	}
-	if !strings.Contains(html, "Chart.js v"+chartJSVersion) || !strings.Contains(html, "window.AIPERF_DATA = ") {
+	if !strings.Contains(html, "Chart.js v4.6.1") || !strings.Contains(html, "window.AIPERF_DATA = ") {
 		t.Error("report.html does not embed Chart.js and its data")
 	}
 	if len(html) > 1<<20 {
