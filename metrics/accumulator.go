@@ -32,6 +32,9 @@ type Accumulator struct {
 
 	errIndex map[record.Error]int
 	errs     []ErrorCount
+
+	// sweep logs every profiling record for the Config.Schema14 metrics.
+	sweep sweepLog
 }
 
 // NewAccumulator returns an empty accumulator for a run configured by cfg,
@@ -57,6 +60,9 @@ func (a *Accumulator) Add(rec *record.Record, vals []RecordValue) {
 				a.push(idErrISL, vals[i].Value)
 			}
 		}
+		if a.cfg.Schema14 {
+			a.sweep.add(rec, nil, nil)
+		}
 		return
 	}
 	a.valid++
@@ -64,6 +70,7 @@ func (a *Accumulator) Add(rec *record.Record, vals []RecordValue) {
 	// Recover the base-unit values first: stats are computed in base units
 	// and converted afterwards, as AIPerf does.
 	var b calc
+	var icl []float64
 	for i := range vals {
 		v := &vals[i]
 		id, ok := tagIDs[v.Tag]
@@ -73,6 +80,9 @@ func (a *Accumulator) Add(rec *record.Record, vals []RecordValue) {
 		if catalog[id].list {
 			for _, x := range v.List {
 				a.push(id, toBase(id, x))
+				if a.cfg.Schema14 {
+					icl = append(icl, toBase(id, x))
+				}
 			}
 			continue
 		}
@@ -111,6 +121,9 @@ func (a *Accumulator) Add(rec *record.Record, vals []RecordValue) {
 	}
 	a.countDiscrepancy(&b)
 	a.countMismatch(rec, &b)
+	if a.cfg.Schema14 {
+		a.sweep.add(rec, &b, icl)
+	}
 }
 
 // toBase converts a display value back to its base unit. Integer base

@@ -54,6 +54,10 @@ const (
 	// E2E Output Token Throughput on the console only for non-streaming runs,
 	// where Output Token Throughput Per User does not exist.
 	FlagNoStreamingConsole
+	// FlagSchema14Only marks the metrics AIPerf 0.13 added: they are
+	// computed only for Config.Schema14 runs (--output-schema 1.4), so that
+	// the 1.0 artifacts stay those of AIPerf 0.8. Ours, not AIPerf's.
+	FlagSchema14Only
 
 	// FlagStreamingTokensOnly is STREAMING_ONLY|PRODUCES_TOKENS_ONLY.
 	FlagStreamingTokensOnly = FlagStreamingOnly | FlagProducesTokensOnly
@@ -83,7 +87,7 @@ type Metric struct {
 // cfg.ProducesTokens, input-token metrics need cfg.TokenizesInput, goodput
 // metrics need SLOs, usage-diff metrics need client-side token counts,
 // HTTP-trace metrics need cfg.HTTPTrace, video output metrics need
-// cfg.ProducesVideo, and the audio, image and video input metrics are
+// cfg.ProducesVideo, AIPerf 0.13's additions need cfg.Schema14, and the audio, image and video input metrics are
 // never enabled here.
 func (m *Metric) Enabled(cfg *Config) bool {
 	f := m.Flags
@@ -95,6 +99,7 @@ func (m *Metric) Enabled(cfg *Config) bool {
 		f.Has(FlagUsageDiffOnly) && cfg.UseServerTokenCount,
 		f.Has(FlagHTTPTraceOnly) && !cfg.HTTPTrace,
 		f.Has(FlagProducesVideoOnly) && !cfg.ProducesVideo,
+		f.Has(FlagSchema14Only) && !cfg.Schema14,
 		f&(FlagSupportsAudioOnly|FlagSupportsImageOnly|FlagSupportsVideoOnly) != 0:
 		return false
 	}
@@ -107,11 +112,18 @@ func (m *Metric) Exported() bool {
 	return m.Flags&(FlagInternal|FlagExperimental) == 0
 }
 
-// Console reports whether the metric is a row of the console table of a run
-// configured by cfg.
+// Console reports whether the metric is a row of the console tables of a
+// run configured by cfg. A Schema14 run shows the rows AIPerf 0.13 shows
+// (see ConsoleGroup), others those of AIPerf 0.8.
 func (m *Metric) Console(cfg *Config) bool {
-	if !m.Enabled(cfg) || !m.Exported() ||
-		m.Flags&(FlagNoConsole|FlagErrorOnly) != 0 {
+	if !m.Enabled(cfg) || !m.Exported() || m.Flags.Has(FlagErrorOnly) {
+		return false
+	}
+	if cfg.Schema14 {
+		_, ok := console14[m.Tag]
+		return ok
+	}
+	if m.Flags.Has(FlagNoConsole) {
 		return false
 	}
 	return !(m.Flags.Has(FlagNoStreamingConsole) && cfg.Streaming)
@@ -157,15 +169,19 @@ const (
 	idReasoningTokens
 	idISL
 	idOutputTput
+	idInputTput
 	idTotalTput
 	idReqTput
 	idGoodput
 	idGoodCount
 	idGoodFraction
+	idCompleted
+	idErrRate
 	idReqCount
 	idErrCount
 	idErrISL
 	idTotalErrISL
+	idCtxOverflow
 	idDuration
 	idMinRequest
 	idMaxResponse
@@ -266,16 +282,22 @@ var catalog = [numIDs]def{
 	idISL:             tokenDef("input_sequence_length", "Input Sequence Length", KindRecord, FlagTokenizesInputOnly|FlagLargerIsBetter, 700),
 
 	idOutputTput:   plainDef("output_token_throughput", "Output Token Throughput", unitTokSec, KindDerived, FlagProducesTokensOnly|FlagLargerIsBetter, 800, false),
+	idInputTput:    plainDef("input_token_throughput", "Input Token Throughput", unitTokSec, KindDerived, FlagTokenizesInputOnly|FlagLargerIsBetter|FlagSchema14Only, 805, false),
 	idTotalTput:    plainDef("total_token_throughput", "Total Token Throughput", unitTokSec, KindDerived, FlagProducesTokensOnly|FlagLargerIsBetter|FlagNoConsole, 810, false),
 	idReqTput:      plainDef("request_throughput", "Request Throughput", unitReqSec, KindDerived, FlagLargerIsBetter, 900, false),
 	idGoodput:      plainDef("goodput", "Goodput", unitReqSec, KindDerived, FlagGoodput, 1000, false),
 	idGoodCount:    plainDef("good_request_count", "Good Request Count", unitRequests, KindAggregate, FlagGoodput|FlagNoConsole, 1010, true),
 	idGoodFraction: plainDef("good_request_fraction", "GoodRequestFraction", unitRatio, KindDerived, FlagGoodput|FlagLargerIsBetter|FlagNoConsole, 1020, false),
+	idCompleted:    plainDef("completed_request_count", "Completed Requests (Success + Error)", unitRequests, KindDerived, FlagNoIndividualRecords|FlagSchema14Only, 1075, true),
+	idErrRate:      plainDef("request_error_rate", "Request Error Rate", unitPercent, KindDerived, FlagNoIndividualRecords|FlagSchema14Only, 1080, false),
 	idReqCount:     plainDef("request_count", "Request Count", unitRequests, KindAggregate, FlagLargerIsBetter|FlagNoIndividualRecords, 1100, true),
 	idErrCount:     plainDef("error_request_count", "Error Request Count", unitRequests, KindAggregate, FlagErrorOnly|FlagNoIndividualRecords|FlagNoConsole, 1200, true),
 	idErrISL:       tokenDef("error_isl", "Error Input Sequence Length", KindRecord, FlagTokenizesInputOnly|FlagLargerIsBetter|FlagNoConsole|FlagErrorOnly, 1210),
 	idTotalErrISL:  tokenDef("total_error_isl", "Total Error Input Sequence Length", KindDerived, FlagTokenizesInputOnly|FlagLargerIsBetter|FlagNoConsole|FlagErrorOnly, 1220),
 
+	// AIPerf 0.13 registers no display order for it; 1230 keeps it by
+	// the other error metrics.
+	idCtxOverflow: plainDef("context_overflow_count", "Context Overflow Count", unitRequests, KindAggregate, FlagErrorOnly|FlagNoIndividualRecords|FlagNoConsole|FlagSchema14Only, 1230, true),
 	idDuration:    {Metric: Metric{"benchmark_duration", "Benchmark Duration", unitNS, unitSec, KindDerived, FlagNoConsole, 1300}, toDisplay: nsToSec, toBase: 1e9, integer: true},
 	idMinRequest:  {Metric: Metric{"min_request_timestamp", "Minimum Request Timestamp", unitNS, unitNS, KindAggregate, FlagNoConsole | FlagNoIndividualRecords | FlagInternal, 1310}, toDisplay: 1, toBase: 1, integer: true},
 	idMaxResponse: {Metric: Metric{"max_response_timestamp", "Maximum Response Timestamp", unitNS, unitNS, KindAggregate, FlagNoConsole | FlagNoIndividualRecords | FlagInternal, 1320}, toDisplay: 1, toBase: 1, integer: true},

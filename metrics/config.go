@@ -43,6 +43,12 @@ type Config struct {
 	// tolerance, min(requested*pct/100, max tokens); 0 means 5 and 50.
 	OSLMismatchPct       float64
 	OSLMismatchMaxTokens float64
+	// Schema14 computes the metrics AIPerf 0.13 adds (--output-schema 1.4):
+	// the FlagSchema14Only catalogue metrics, the sweep-line effective_*
+	// and active_* metrics, effective_latency, credit_to_start_latency and
+	// the error-adjusted adj_* distributions, and shows AIPerf 0.13's
+	// console rows. Off, the summary is AIPerf 0.8's.
+	Schema14 bool
 }
 
 // Defaults of the thresholds (AIPerf's Environment.METRICS).

@@ -17,9 +17,13 @@ type Result struct {
 	Unit string
 	// Scalar is true for single-valued results (aggregates, derived values).
 	Scalar bool
-	// Console reports whether the metric appears in the console table.
+	// Console reports whether the metric appears in the console tables.
 	Console bool
-	// DisplayOrder orders the console rows (ascending).
+	// Group is the console table the metric appears in (GroupEffective,
+	// GroupActive, GroupUsage or GroupDefault); always GroupDefault in a
+	// run of the 1.0 schema.
+	Group string
+	// DisplayOrder orders the console rows within a group (ascending).
 	DisplayOrder int
 
 	Avg float64
@@ -31,8 +35,10 @@ type Result struct {
 	P     [len(Percentiles)]float64
 	Count int
 	// Missing names the statistics ("avg", "min", "max", "std", "p1" …
-	// "p99") the result lacks, shown as N/A: a summary written by another
-	// tool may leave some out, as AIPerf 0.13 does for its error-adjusted
-	// latencies. Nil for the results computed here.
+	// "p99", "count", "sum") the result lacks, shown as N/A and left out of
+	// the files: AIPerf 0.13 writes only the finite statistics of its
+	// error-adjusted latencies (adj_*), and its sweep-line metrics
+	// (effective_*, active_*, tokens_in_flight) have only avg, min, max,
+	// std, p50, p90, p95 and p99. Nil for the other results.
 	Missing []string
 }

@@ -8,7 +8,9 @@ import (
 )
 
 // Summary returns the run's summary: every enabled, exported metric that
-// has a value, ordered by DisplayOrder then Tag, plus the error groups and
+// has a value (with Config.Schema14, also the sweep-line, effective
+// latency and error-adjusted results of AIPerf 0.13), ordered by
+// DisplayOrder then Tag, plus the error groups and
 // the run's wall-clock bounds. Distributions are computed over all values
 // in base units and converted to display units, as AIPerf does (exactly up
 // to 250,000 values per metric, sketched beyond: see Distribution). clock turns
@@ -40,6 +42,7 @@ func (a *Accumulator) Summary(clock *record.Clock) *Summary {
 			Tag: d.Tag, Header: d.Header, Unit: d.DisplayUnit,
 			Console: d.Console(a.cfg), DisplayOrder: d.DisplayOrder,
 		}
+		r.Group, r.DisplayOrder = d.ConsoleGroup(a.cfg)
 		if d.Kind == KindRecord {
 			dist := &a.dist[id]
 			if dist.Len() == 0 {
@@ -60,6 +63,11 @@ func (a *Accumulator) Summary(clock *record.Clock) *Summary {
 			r.Scalar, r.Avg = true, v*d.toDisplay
 		}
 		s.Results = append(s.Results, r)
+	}
+	if a.cfg.Schema14 {
+		s.Results = append(s.Results, a.adjustedResults(a.sweep.errors)...)
+		s.Results = append(s.Results, a.sweep.results()...)
+		s.Results = append(s.Results, a.sweep.latencyResults()...)
 	}
 	slices.SortStableFunc(s.Results, func(x, y Result) int {
 		return cmp.Or(cmp.Compare(x.DisplayOrder, y.DisplayOrder), cmp.Compare(x.Tag, y.Tag))
@@ -98,6 +106,11 @@ func (a *Accumulator) total(id metricID) (float64, bool) {
 func (a *Accumulator) scalar(id metricID) (float64, bool) {
 	durNS, durOK := a.durationNS()
 	durSec := float64(durNS) * nsToSec
+	if w := &a.sweep; a.cfg.Schema14 && w.winSet {
+		// AIPerf 0.13 divides by its observation window, the profiling
+		// phase's span, rather than by benchmark_duration.
+		durSec, durOK = float64(w.winEnd-w.winStart)*nsToSec, true
+	}
 	perSec := func(v float64, ok bool) (float64, bool) {
 		if !ok || !durOK {
 			return 0, false
@@ -127,6 +140,19 @@ func (a *Accumulator) scalar(id metricID) (float64, bool) {
 		isl, okI := a.total(idISL)
 		osl, okO := a.total(idOSL)
 		return perSec(isl+osl, okI && okO)
+	case idInputTput:
+		return perSec(a.total(idISL))
+	case idCompleted:
+		n := a.valid + a.failed
+		return float64(n), n > 0
+	case idErrRate:
+		n := a.valid + a.failed
+		return 100 * float64(a.failed) / float64(n), n > 0
+	case idCtxOverflow:
+		// No record is classified as a context overflow (AIPerf matches
+		// the error body against known server messages); the counter is
+		// present, at 0, when some request failed.
+		return 0, a.failed > 0
 	case idGoodFraction:
 		if n := a.valid + a.failed; n > 0 {
 			return float64(a.good) / float64(n), true

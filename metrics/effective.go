@@ -1,0 +1,174 @@
+package metrics
+
+import (
+	"math"
+
+	"github.com/aiperf-go/aiperf/record"
+)
+
+// sweepLog keeps, for Config.Schema14 runs, what AIPerf 0.13's column
+// store keeps of every profiling record so the summary can compute the
+// sweep-line metrics, effective_latency and credit_to_start_latency. Its
+// memory grows with the number of records (five floats each, plus the
+// inter-chunk latencies), as AIPerf's does.
+type sweepLog struct {
+	ivs    []interval
+	credit []float64
+	icl    iclSet
+	// errors counts the records with an error (AIPerf's has_error).
+	errors int
+	// win is the observation window set by SetWindow.
+	winStart, winEnd int64
+	winSet           bool
+}
+
+// add logs one profiling record; b holds a valid record's base values and
+// icl its inter-chunk latencies in ns (nil for an invalid record).
+func (l *sweepLog) add(rec *record.Record, b *calc, icl []float64) {
+	nan := math.NaN()
+	iv := interval{start: float64(rec.StartNS), gen: nan, end: float64(rec.EndNS), isl: nan, osl: nan}
+	if b != nil {
+		if ttft, ok := b.get(idTTFT); ok {
+			iv.gen = float64(rec.StartNS) + ttft
+		}
+		if v, ok := b.get(idISL); ok {
+			iv.isl = v
+		}
+		if v, ok := b.get(idOSL); ok {
+			iv.osl = v
+		}
+	}
+	if rec.Error != nil {
+		l.errors++
+	}
+	if len(l.icl.off) == 0 {
+		l.icl.off = append(l.icl.off, 0)
+	}
+	l.icl.icl = append(l.icl.icl, icl...)
+	l.icl.off = append(l.icl.off, len(l.icl.icl))
+	l.ivs = append(l.ivs, iv)
+	l.credit = append(l.credit, float64(rec.CreditIssuedNS))
+}
+
+// SetWindow sets the observation window of a Config.Schema14 summary:
+// start is when the profiling phase began and end when its last request
+// finished, in the records' monotonic ns (AIPerf's phase start_ns and
+// requests_end_ns). The sweep-line metrics are weighted over it and the
+// throughputs divide by its length. Without a window the sweeps use the
+// first start and last end of the records, and the throughputs
+// benchmark_duration. end <= start clears the window.
+func (a *Accumulator) SetWindow(start, end int64) {
+	a.sweep.winStart, a.sweep.winEnd, a.sweep.winSet = start, end, end > start
+}
+
+// window returns the sweeps' window: SetWindow's, else the first and last
+// event of the concurrency curve.
+func (l *sweepLog) window(conc step) (float64, float64) {
+	if l.winSet {
+		return float64(l.winStart), float64(l.winEnd)
+	}
+	return conc.ts[0], conc.ts[len(conc.ts)-1]
+}
+
+// sweepSpec is one sweep-line metric, in AIPerf's order.
+type sweepSpec struct {
+	tag, header, unit string
+	scale             float64
+	group             string
+}
+
+var sweepSpecs = [...]sweepSpec{
+	{"effective_concurrency", "Effective Concurrency", unitRequests, 1, GroupEffective},
+	{"effective_decode_throughput", "Effective Decode Throughput", unitTokSec, 1e9, GroupEffective},
+	{"effective_prefill_throughput", "Effective Prefill Throughput", unitTokSec, 1e9, GroupEffective},
+	{"effective_decode_concurrency", "Effective Decode Concurrency", unitRequests, 1, GroupEffective},
+	{"effective_prefill_concurrency", "Effective Prefill Concurrency", unitRequests, 1, GroupEffective},
+	{"effective_total_throughput", "Effective Total Throughput", unitTokSec, 1e9, GroupEffective},
+	{"effective_decode_throughput_per_user", "Effective Decode Throughput Per User", unitTokUser, 1e9, GroupEffective},
+	{"effective_prefill_throughput_per_user", "Effective Prefill Throughput Per User", unitTokUser, 1e9, GroupEffective},
+	{"tokens_in_flight", "Tokens In Flight", unitTokens, 1, GroupEffective},
+	{"active_decode_throughput", "Active Decode Throughput", unitTokSec, 1e9, GroupActive},
+	{"active_prefill_throughput", "Active Prefill Throughput", unitTokSec, 1e9, GroupActive},
+	{"active_decode_throughput_per_user", "Active Decode Throughput Per User", unitTokUser, 1e9, GroupActive},
+	{"active_prefill_throughput_per_user", "Active Prefill Throughput Per User", unitTokUser, 1e9, GroupActive},
+	{"active_total_throughput", "Active Total Throughput", unitTokSec, 1e9, GroupActive},
+}
+
+// Display orders of the results AIPerf 0.13 does not register (its
+// console puts them last, in the order it computes them).
+const (
+	orderAdjusted  = 20000
+	orderSweep     = 21000
+	orderCreditLat = 21100
+	orderEffLat    = 21200
+)
+
+// sweepMissing are the statistics a sweep-line result lacks.
+var sweepMissing = []string{"p1", "p5", "p10", "p25", "p75", "count", "sum"}
+
+// results returns the 14 sweep-line results, or nil without records.
+func (l *sweepLog) results() []Result {
+	ivs := l.ivs
+	conc := concurrencySweep(ivs, ivStart, ivEnd)
+	if len(conc.ts) == 0 {
+		return nil
+	}
+	genConc := concurrencySweep(ivs, ivGen, ivEnd)
+	pfConc := concurrencySweep(ivs, ivStart, ivGen)
+	decode, inFlight := decodeSweep(ivs), tokensInFlightSweep(ivs)
+	if l.icl.any() {
+		decode, inFlight = decodeSweepICL(ivs, &l.icl), tokensInFlightSweepICL(ivs, &l.icl)
+	}
+	prefill, total := prefillSweep(ivs), totalSweep(ivs)
+	decodeUser, prefillUser := divideSteps(decode, genConc), divideSteps(prefill, pfConc)
+
+	ws, we := l.window(conc)
+	stats := [len(sweepSpecs)]sweepStats{
+		timeWeighted(conc, ws, we), timeWeighted(decode, ws, we), timeWeighted(prefill, ws, we),
+		timeWeighted(genConc, ws, we), timeWeighted(pfConc, ws, we), timeWeighted(total, ws, we),
+		timeWeighted(decodeUser, ws, we), timeWeighted(prefillUser, ws, we), timeWeighted(inFlight, ws, we),
+		activeWeighted(decode, genConc, ws, we), activeWeighted(prefill, pfConc, ws, we),
+		activeWeighted(decodeUser, genConc, ws, we), activeWeighted(prefillUser, pfConc, ws, we),
+		activeWeighted(total, conc, ws, we),
+	}
+	out := make([]Result, len(sweepSpecs))
+	for i, sp := range sweepSpecs {
+		st, f := stats[i], sp.scale
+		r := Result{
+			Tag: sp.tag, Header: sp.header, Unit: sp.unit, Group: sp.group, Console: true,
+			DisplayOrder: orderSweep + i, Missing: sweepMissing,
+			Avg: st.avg * f, Min: st.min * f, Max: st.max * f, Std: st.std * f,
+		}
+		r.P[4], r.P[6], r.P[7], r.P[8] = st.p50*f, st.p90*f, st.p95*f, st.p99*f
+		out[i] = r
+	}
+	return out
+}
+
+// latencyResults returns credit_to_start_latency (start - credit issued)
+// and effective_latency (end - credit issued, the coordinated-omission-aware
+// latency) over every profiling record, in ms, negative deltas clamped to
+// 0, as full distributions; nil without records.
+func (l *sweepLog) latencyResults() []Result {
+	if len(l.ivs) == 0 {
+		return nil
+	}
+	toStart := make([]float64, len(l.ivs))
+	toEnd := make([]float64, len(l.ivs))
+	for i, iv := range l.ivs {
+		toStart[i] = max(iv.start-l.credit[i], 0) / 1e6
+		toEnd[i] = max(iv.end-l.credit[i], 0) / 1e6
+	}
+	mk := func(tag, header string, v []float64, order int, group string, console bool) Result {
+		st := describe(v)
+		return Result{
+			Tag: tag, Header: header, Unit: unitMS, Group: group, Console: console,
+			DisplayOrder: order, Avg: st.avg, Sum: pairwiseSum(v), Min: st.min, Max: st.max,
+			Std: st.std, P: st.p, Count: len(v),
+		}
+	}
+	return []Result{
+		mk("credit_to_start_latency", "Credit-to-Start Latency", toStart, orderCreditLat, GroupDefault, false),
+		mk("effective_latency", "Effective Latency (CO-aware)", toEnd, orderEffLat, GroupEffective, true),
+	}
+}

@@ -1,0 +1,107 @@
+package metrics
+
+import "math"
+
+// The ICL-aware sweeps: when the run kept inter-chunk latencies (AIPerf's
+// default "ragged" list backend), AIPerf 0.13 times decode throughput and
+// tokens in flight by the chunks instead of spreading tokens uniformly
+// (throughput_sweep_line_icl, tokens_in_flight_sweep_line_icl). Chunk k of
+// a request ends at gen + icl[0] + ... + icl[k] and began icl[k] earlier.
+
+// iclSet holds every request's inter-chunk latencies (ns) back to back;
+// icl[off[i]:off[i+1]] are those of intervals[i].
+type iclSet struct {
+	icl []float64
+	off []int
+}
+
+// of returns request i's inter-chunk latencies.
+func (s *iclSet) of(i int) []float64 { return s.icl[s.off[i]:s.off[i+1]] }
+
+// any reports whether some request kept inter-chunk latencies; without any
+// AIPerf falls back to the uniform sweeps.
+func (s *iclSet) any() bool { return len(s.icl) > 0 }
+
+// decodeSweepICL is the output-token throughput (tokens/ns) with request
+// i's (osl-1) tokens shared equally by its non-zero chunk gaps, each gap's
+// share spread uniformly over the gap. Requests without gaps contribute
+// nothing.
+func decodeSweepICL(ivs []interval, s *iclSet) step {
+	var starts, ends []event
+	for i := range ivs {
+		iv := &ivs[i]
+		gaps := s.of(i)
+		if len(gaps) == 0 || !isNum(iv.gen) || !isNum(iv.osl) || !(iv.osl >= 1) {
+			continue
+		}
+		nonzero := 0
+		for _, g := range gaps {
+			if g > 0 {
+				nonzero++
+			}
+		}
+		if nonzero == 0 {
+			continue
+		}
+		perGap := (iv.osl - 1) / float64(nonzero)
+		at := iv.gen
+		for _, g := range gaps {
+			at += g
+			if g > 0 {
+				r := perGap / g
+				starts = append(starts, event{at - g, r})
+				ends = append(ends, event{at, -r})
+			}
+		}
+	}
+	return sweepEvents(append(starts, ends...))
+}
+
+// tokensInFlightSweepICL is tokensInFlightSweep with the output tokens
+// arriving with the chunks: 1 token at gen, then (osl-1)/len(gaps) at the
+// end of each gap (moved to just before end when a gap's sum overshoots
+// it). A request without usable gaps holds only its input tokens.
+func tokensInFlightSweepICL(ivs []interval, s *iclSet) step {
+	var ttft, chunks, pf, ends []event
+	for i := range ivs {
+		iv := &ivs[i]
+		gaps := s.of(i)
+		hasICL := false
+		if isNum(iv.gen) && isNum(iv.osl) && iv.osl >= 1 && len(gaps) > 0 {
+			per := (iv.osl - 1) / float64(len(gaps))
+			at := iv.gen
+			for _, g := range gaps {
+				at += g
+				if g < 0 {
+					continue
+				}
+				t := at
+				if isNum(iv.end) && t >= iv.end {
+					t = math.Nextafter(iv.end, math.Inf(-1))
+				}
+				chunks = append(chunks, event{t, per})
+				hasICL = true
+			}
+		}
+		if hasICL {
+			ttft = append(ttft, event{iv.gen, 1})
+		}
+		hasPF := isNum(iv.start) && isNum(iv.isl) && isNum(iv.gen) && iv.gen > iv.start
+		if hasPF {
+			pf = append(pf, event{iv.start, iv.isl})
+		}
+		if !isNum(iv.end) {
+			continue
+		}
+		switch {
+		case hasPF && hasICL:
+			ends = append(ends, event{iv.end, -(iv.isl + iv.osl)})
+		case hasPF:
+			ends = append(ends, event{iv.end, -iv.isl})
+		case hasICL:
+			ends = append(ends, event{iv.end, -iv.osl})
+		}
+	}
+	ev := append(append(append(ttft, chunks...), pf...), ends...)
+	return sweepEvents(ev)
+}
