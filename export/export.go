@@ -19,8 +19,16 @@ import (
 // RunInfo is the run metadata the summary writers need besides the metrics.
 // The zero value is usable: empty fields fall back to the documented defaults.
 type RunInfo struct {
-	// SchemaVersion is the summary JSON's schema_version; "" writes "1.0".
+	// SchemaVersion is the artifact layout (--output-schema) and the summary
+	// JSON's schema_version: "" or Schema10 writes AIPerf 0.8's layout,
+	// Schema14 AIPerf 0.13's (see schema14.go).
 	SchemaVersion string
+	// Run is run_info's reproducibility block (schema 1.4 only).
+	Run RunIdentity
+	// IncompleteReason, when not empty, says why the run degraded before
+	// finishing: schema 1.4 writes is_complete false and this as
+	// incomplete_reason.
+	IncompleteReason string
 	// AIPerfVersion is written as aiperf_version.
 	AIPerfVersion string
 	// BenchmarkID is the run's id (32 lowercase hex digits), written as

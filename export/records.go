@@ -30,6 +30,12 @@ type RecordWriter struct {
 	// metadata member (runs with several --url; AIPerf 0.13 keeps its
 	// url_index internal and writes none).
 	URLIndex bool
+	// Schema is the layout (--output-schema): "" or Schema10 writes AIPerf
+	// 0.8's records, Schema14 AIPerf 0.13's (see write14).
+	Schema string
+	// WarmupPhase says that the run has a warmup phase before profiling:
+	// schema 1.4 then numbers the profiling phase 1 (phase_index).
+	WarmupPhase bool
 
 	bw    *bufio.Writer
 	clock *record.Clock
@@ -57,6 +63,9 @@ func NewRecordWriter(w io.Writer, clock *record.Clock) *RecordWriter {
 // was cancelled. The error's code is null when it is 0 (not an HTTP status).
 // Write returns the underlying writer's error if flushing the buffer fails.
 func (rw *RecordWriter) Write(rec *record.Record, vals []metrics.RecordValue) error {
+	if rw.Schema == Schema14 {
+		return rw.write14(rec, vals)
+	}
 	b := rw.buf[:0]
 	b = append(b, `{"metadata":{"session_num":`...)
 	b = strconv.AppendInt(b, int64(rec.SessionNum), 10)
@@ -98,6 +107,44 @@ func (rw *RecordWriter) Write(rec *record.Record, vals []metrics.RecordValue) er
 	}
 
 	b = append(b, `},"metrics":{`...)
+	b = appendRecordMetrics(b, vals)
+	b = append(b, '}')
+	if rw.TraceData {
+		b = append(b, `,"trace_data":`...)
+		b = AppendTraceData(b, rec.HTTPTrace, rw.clock)
+	}
+	b = append(b, `,"error":`...)
+	if e := rec.Error; e == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"code":`...)
+		if e.Code == 0 {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendInt(b, int64(e.Code), 10)
+		}
+		b = append(b, `,"type":`...)
+		b = pyjson.AppendString(b, e.Type)
+		b = append(b, `,"message":`...)
+		b = pyjson.AppendString(b, e.Message)
+		b = append(b, '}')
+	}
+	return rw.emit(b)
+}
+
+// emit ends line b, keeps its buffer for reuse and writes it.
+func (rw *RecordWriter) emit(b []byte) error {
+	b = append(b, '}', '\n')
+	rw.buf = b
+	if _, err := rw.bw.Write(b); err != nil {
+		return fmt.Errorf("write record: %w", err)
+	}
+	return nil
+}
+
+// appendRecordMetrics appends the members of a record's "metrics" object:
+// tag:{"value","unit"} in the order of vals.
+func appendRecordMetrics(b []byte, vals []metrics.RecordValue) []byte {
 	for i := range vals {
 		v := &vals[i]
 		if i > 0 {
@@ -124,34 +171,7 @@ func (rw *RecordWriter) Write(rec *record.Record, vals []metrics.RecordValue) er
 		b = pyjson.AppendString(b, v.Unit)
 		b = append(b, '}')
 	}
-
-	b = append(b, '}')
-	if rw.TraceData {
-		b = append(b, `,"trace_data":`...)
-		b = AppendTraceData(b, rec.HTTPTrace, rw.clock)
-	}
-	b = append(b, `,"error":`...)
-	if e := rec.Error; e == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, `{"code":`...)
-		if e.Code == 0 {
-			b = append(b, "null"...)
-		} else {
-			b = strconv.AppendInt(b, int64(e.Code), 10)
-		}
-		b = append(b, `,"type":`...)
-		b = pyjson.AppendString(b, e.Type)
-		b = append(b, `,"message":`...)
-		b = pyjson.AppendString(b, e.Message)
-		b = append(b, '}')
-	}
-	b = append(b, '}', '\n')
-	rw.buf = b
-	if _, err := rw.bw.Write(b); err != nil {
-		return fmt.Errorf("write record: %w", err)
-	}
-	return nil
+	return b
 }
 
 // appendWall appends the wall-clock ns of monotonic ns, or null when unset.

@@ -53,10 +53,15 @@ var statNames = [...]string{"avg", "p1", "p5", "p10", "p25", "p50", "p75", "p90"
 // telemetry_data (when info.GPUTelemetry is set), input_config,
 // was_cancelled, error_summary, start_time and end_time, indented by two
 // spaces with no trailing newline, as AIPerf (schema 1.0) writes it.
-// start_time and end_time are left out when unknown (zero).
+// start_time and end_time are left out when unknown (zero). With
+// info.SchemaVersion Schema14 it writes AIPerf 0.13's layout instead (see
+// writeSummaryJSON14).
 func WriteSummaryJSON(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 	if info == nil {
 		info = &RunInfo{}
+	}
+	if info.is14() {
+		return writeSummaryJSON14(w, s, info)
 	}
 	iw := &indentWriter{b: make([]byte, 0, 16<<10)}
 	iw.b = append(iw.b, '{')

@@ -141,6 +141,8 @@ func openArtifacts(ctx context.Context, cfg *Config, clock *record.Clock, stores
 		// --export-http-trace adds the raw trace to the JSONL (§2.3).
 		a.recW.TraceData = cfg.ExportHTTPTrace
 		a.recW.URLIndex = len(cfg.BaseURLs()) > 1
+		a.recW.Schema = cfg.OutputSchema
+		a.recW.WarmupPhase = cfg.WarmupEnabled()
 	}
 	if cfg.ExportLevel == "raw" {
 		if a.raw, err = open(a.names.raw, "raw"); err != nil {

@@ -49,7 +49,11 @@ func (a *artifacts) finish(ctx context.Context, s *metrics.Summary, info *export
 		m.Storage.Records = delivery[0]
 	}
 	var js, csv bytes.Buffer
-	errs = append(errs, export.WriteSummaryJSON(&js, s, info), export.WriteSummaryCSV(&csv, s))
+	writeCSV := export.WriteSummaryCSV
+	if info.SchemaVersion == export.Schema14 {
+		writeCSV = export.WriteSummaryCSV14
+	}
+	errs = append(errs, export.WriteSummaryJSON(&js, s, info), writeCSV(&csv, s))
 	errs = append(errs, a.run.Put(ctx, a.names.json, js.Bytes()), a.run.Put(ctx, a.names.csv, csv.Bytes()))
 
 	// The summary files are named only when they were stored; the log is

@@ -135,6 +135,9 @@ func (r *run) runInfo(ep *endpoint.Endpoint, s *metrics.Summary, specs []*phaseS
 		WasCancelled:  cancelled,
 		Title:         ep.Title,
 	}
+	if r.cfg.OutputSchema == export.Schema14 {
+		r.schema14(info, specs)
+	}
 	if s.StartWallNS == 0 {
 		info.Start = r.clock.Origin()
 		info.End = time.Now()

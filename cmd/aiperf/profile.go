@@ -203,7 +203,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	out.add(0, "label", listValue{p: &cfg.Labels, split: true}, "tag the run with `KEY=VALUE` (repeatable or comma-separated), stored in its manifest for aiperf-report to group and filter by")
 	out.add(0, "profile-export-prefix", str(&cfg.ProfileExportPrefix), "rename the export files to `PREFIX`.csv, PREFIX.json, PREFIX.jsonl", "profile-export-file")
 	out.add(0, "export-level", str(&cfg.ExportLevel), "`LEVEL`: summary, records or raw")
-	out.add(0, "output-schema", str(&cfg.OutputSchema), "artifact file layout `VERSION`: 1.0 (AIPerf 0.8's) or 1.4 (AIPerf 0.13's; in progress)")
+	out.add(0, "output-schema", str(&cfg.OutputSchema), "artifact file layout `VERSION`: 1.0 (AIPerf 0.8's, byte for byte) or 1.4 (AIPerf 0.13's: count and sum on distributions, run_info, is_complete, 0.13's input_config, records without \"error\" on success and with phase fields, 0.13's error types; see docs/metrics.md)")
 	out.add(0, "slice-duration", secondsValue{d: &cfg.SliceDuration}, "also report metrics per window of `SECONDS` (timeslices JSON and CSV)")
 	out.add(0, "export-http-trace", boolean(&cfg.ExportHTTPTrace), "write every request's HTTP trace timings")
 	out.add(0, "show-trace-timing", boolean(&cfg.ShowTraceTiming), "print the HTTP trace timing table (connection, sending, waiting, receiving)")
