@@ -226,8 +226,11 @@ func compareSends(t *testing.T, n int, got, want []planned, open, requests bool)
 		if key(got[i]) != key(want[i]) {
 			t.Errorf("%d shards: session %d turn %d sent %s, want %s", n, got[i].session, got[i].turn, key(got[i]), key(want[i]))
 		}
-		if requests && got[i].request != want[i].request {
-			t.Errorf("%d shards: session %d is request %d, want %d", n, got[i].session, got[i].request, want[i].request)
+		// A shard numbers tick k request k (the plan). One process numbers
+		// requests as they are sent, so two ticks due together may swap
+		// numbers there under load: the plan, not that run, is the truth.
+		if requests && got[i].request != got[i].session {
+			t.Errorf("%d shards: session %d is request %d, want %d", n, got[i].session, got[i].request, got[i].session)
 		}
 		if d := (got[i].offset - want[i].offset).Abs(); got[i].turn == 0 && d > time.Millisecond {
 			t.Errorf("%d shards: session %d intended at %v, want %v", n, got[i].session, got[i].offset, want[i].offset)
