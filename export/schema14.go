@@ -133,7 +133,8 @@ func writeSummaryJSON14(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 
 // appendStats14 writes r's JsonMetricResult at depth 1 in 0.13's field
 // order: unit, avg, p1 … p99, min, max, std, count, sum. A scalar has only
-// unit and avg; statistics named in r.Missing are left out.
+// unit and avg; statistics named in r.Missing ("count" and "sum" included:
+// 0.13 writes neither for its derived sweep-line distributions) are left out.
 func appendStats14(iw *indentWriter, r *metrics.Result) {
 	iw.b = append(iw.b, '{')
 	iw.key(true, 2, "unit")
@@ -155,8 +156,10 @@ func appendStats14(iw *indentWriter, r *metrics.Result) {
 		iw.key(false, 2, name)
 		iw.b = pyjson.AppendFloat(iw.b, vals[i])
 	}
-	iw.key(false, 2, "count")
-	iw.b = strconv.AppendInt(iw.b, int64(r.Count), 10)
+	if !slices.Contains(r.Missing, "count") {
+		iw.key(false, 2, "count")
+		iw.b = strconv.AppendInt(iw.b, int64(r.Count), 10)
+	}
 	if r.Count > 0 && !slices.Contains(r.Missing, "sum") {
 		iw.key(false, 2, "sum")
 		iw.b = pyjson.AppendFloat(iw.b, r.Sum)
