@@ -95,16 +95,26 @@ func cancelledSuffix(info *RunInfo) string {
 	return ""
 }
 
-// appendMetricsTable appends two empty lines and the "NVIDIA AIPerf | <Title>"
-// table of the results with Console set, in DisplayOrder.
+// appendMetricsTable appends, for each console group in
+// metrics.ConsoleGroups order, two empty lines and the table of its results
+// with Console set, in DisplayOrder: "NVIDIA AIPerf | <Title>: Effective"
+// (then Active, Usage) as AIPerf 0.13 titles them, and "NVIDIA AIPerf |
+// <Title>" for the default group, which is the only one in 1.0 runs.
 func appendMetricsTable(b []byte, s *metrics.Summary, info *RunInfo) []byte {
-	var shown []*metrics.Result
-	for i := range s.Results {
-		if s.Results[i].Console {
-			shown = append(shown, &s.Results[i])
+	for _, g := range metrics.ConsoleGroups {
+		var shown []*metrics.Result
+		for i := range s.Results {
+			if r := &s.Results[i]; r.Console && r.Group == g {
+				shown = append(shown, r)
+			}
 		}
+		title := "NVIDIA AIPerf | " + info.title()
+		if g != metrics.GroupDefault {
+			title += ": " + strings.ToUpper(g[:1]) + g[1:]
+		}
+		b = appendStatsTable(b, title, shown)
 	}
-	return appendStatsTable(b, "NVIDIA AIPerf | "+info.title(), shown)
+	return b
 }
 
 // appendStatsTable appends two empty lines and a titled table of results

@@ -17,9 +17,11 @@ type sweepLog struct {
 	icl    iclSet
 	// errors counts the records with an error (AIPerf's has_error).
 	errors int
-	// win is the observation window set by SetWindow.
-	winStart, winEnd int64
-	winSet           bool
+	// lastEnd is the latest EndNS logged.
+	lastEnd int64
+	// phaseStart is SetPhaseStart's, when phaseSet.
+	phaseStart int64
+	phaseSet   bool
 }
 
 // add logs one profiling record; b holds a valid record's base values and
@@ -46,26 +48,38 @@ func (l *sweepLog) add(rec *record.Record, b *calc, icl []float64) {
 	}
 	l.icl.icl = append(l.icl.icl, icl...)
 	l.icl.off = append(l.icl.off, len(l.icl.icl))
+	if len(l.ivs) == 0 || rec.EndNS > l.lastEnd {
+		l.lastEnd = rec.EndNS
+	}
 	l.ivs = append(l.ivs, iv)
 	l.credit = append(l.credit, float64(rec.CreditIssuedNS))
 }
 
-// SetWindow sets the observation window of a Config.Schema14 summary:
-// start is when the profiling phase began and end when its last request
-// finished, in the records' monotonic ns (AIPerf's phase start_ns and
-// requests_end_ns). The sweep-line metrics are weighted over it and the
-// throughputs divide by its length. Without a window the sweeps use the
-// first start and last end of the records, and the throughputs
-// benchmark_duration. end <= start clears the window.
-func (a *Accumulator) SetWindow(start, end int64) {
-	a.sweep.winStart, a.sweep.winEnd, a.sweep.winSet = start, end, end > start
+// SetPhaseStart sets when the profiling phase began, in the records'
+// monotonic ns, for a Config.Schema14 summary. As in AIPerf 0.13, the
+// observation window is then [phase start, end of the last profiling
+// request] (its phase start_ns and requests_end_ns): the sweep-line metrics
+// are weighted over it and the throughputs divide by its length. Without a
+// phase start the sweeps span the first start and last end of the records,
+// and the throughputs divide by benchmark_duration.
+func (a *Accumulator) SetPhaseStart(start int64) {
+	a.sweep.phaseStart, a.sweep.phaseSet = start, true
 }
 
-// window returns the sweeps' window: SetWindow's, else the first and last
-// event of the concurrency curve.
+// windowed returns the observation window and true, or false without a
+// phase start or records ending after it.
+func (l *sweepLog) windowed() (start, end int64, ok bool) {
+	if !l.phaseSet || len(l.ivs) == 0 || l.lastEnd <= l.phaseStart {
+		return 0, 0, false
+	}
+	return l.phaseStart, l.lastEnd, true
+}
+
+// window returns the sweeps' window: the observation window, else the
+// first and last event of the concurrency curve.
 func (l *sweepLog) window(conc step) (float64, float64) {
-	if l.winSet {
-		return float64(l.winStart), float64(l.winEnd)
+	if s, e, ok := l.windowed(); ok {
+		return float64(s), float64(e)
 	}
 	return conc.ts[0], conc.ts[len(conc.ts)-1]
 }

@@ -40,7 +40,7 @@ func TestSummarySchema14(t *testing.T) {
 		for _, r := range recs {
 			a.Add(r, Compute(cfg, r))
 		}
-		a.SetWindow(8*ms, 23*ms)
+		a.SetPhaseStart(8 * ms)
 		return a.Summary(nil)
 	}
 	plain := summarise(schema14Config(), recs...)

@@ -106,10 +106,10 @@ func (a *Accumulator) total(id metricID) (float64, bool) {
 func (a *Accumulator) scalar(id metricID) (float64, bool) {
 	durNS, durOK := a.durationNS()
 	durSec := float64(durNS) * nsToSec
-	if w := &a.sweep; a.cfg.Schema14 && w.winSet {
+	if s, e, ok := a.sweep.windowed(); a.cfg.Schema14 && ok {
 		// AIPerf 0.13 divides by its observation window, the profiling
 		// phase's span, rather than by benchmark_duration.
-		durSec, durOK = float64(w.winEnd-w.winStart)*nsToSec, true
+		durSec, durOK = float64(e-s)*nsToSec, true
 	}
 	perSec := func(v float64, ok bool) (float64, bool) {
 		if !ok || !durOK {

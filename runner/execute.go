@@ -153,6 +153,9 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 
 	elapsed := time.Duration(r.clock.Now() - runStart)
 	r.logFinish(res, elapsed)
+	if s := r.profStart.Load(); s > 0 {
+		acc.SetPhaseStart(s)
+	}
 	res.Summary = acc.Summary(r.clock)
 	u := processUsage()
 	res.Validity = valid.result(r.cfg, res.LatenessNS, elapsed, u.user+u.sys-startUsage.user-startUsage.sys)
@@ -250,6 +253,7 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, l
 		live.deadline.Store(int64(spec.duration))
 		if spec.phase == record.PhaseProfiling {
 			r.tel.profilingStarted(live.started.Load())
+			r.profStart.Store(live.started.Load())
 		}
 		if spec.duration > 0 && spec.grace >= 0 {
 			grace = time.AfterFunc(spec.duration+spec.grace, func() { cancel(errGraceExpired) })

@@ -114,6 +114,9 @@ type run struct {
 	sampleMu sync.Mutex // guards sampler, shared by overlapping phases
 	seed     uint64
 	mcfg     *metrics.Config
+	// profStart is when the profiling phase began (clock ns), 0 before:
+	// the start of AIPerf 0.13's observation window (--output-schema 1.4).
+	profStart atomic.Int64
 	// tel owns the run's telemetry; nil before it starts.
 	tel *telemetryRun
 	// shard is the run's place in its shard group; nil when not sharded.
@@ -239,6 +242,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (res *Result, err error
 		Goodput:             goodput,
 		HTTPTrace:           traceHTTP(cfg),
 		ProducesVideo:       ep.ProducesVideo,
+		Schema14:            cfg.OutputSchema == "1.4",
 	}
 	r.tls = tc
 	r.log.Info("benchmark starting", "url", redactedURLs(targets), "model", cfg.Models, "mode", cfg.Mode(), "run_id", arts.run.ID, "store", arts.run.Location())
