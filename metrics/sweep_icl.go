@@ -44,9 +44,13 @@ func decodeSweepICL(ivs []interval, s *iclSet) step {
 			continue
 		}
 		perGap := (iv.osl - 1) / float64(nonzero)
-		at := iv.gen
+		cs := 0.0
 		for _, g := range gaps {
-			at += g
+			// gen + (the gaps' running sum), not a running sum of
+			// timestamps: with epoch ns, each addition rounds to 256 ns,
+			// and AIPerf adds the gaps up first.
+			cs += g
+			at := iv.gen + cs
 			if g > 0 {
 				r := perGap / g
 				starts = append(starts, event{at - g, r})
@@ -69,13 +73,13 @@ func tokensInFlightSweepICL(ivs []interval, s *iclSet) step {
 		hasICL := false
 		if isNum(iv.gen) && isNum(iv.osl) && iv.osl >= 1 && len(gaps) > 0 {
 			per := (iv.osl - 1) / float64(len(gaps))
-			at := iv.gen
+			cs := 0.0
 			for _, g := range gaps {
-				at += g
+				cs += g
 				if g < 0 {
 					continue
 				}
-				t := at
+				t := iv.gen + cs
 				if isNum(iv.end) && t >= iv.end {
 					t = math.Nextafter(iv.end, math.Inf(-1))
 				}
