@@ -95,12 +95,14 @@ func cancelledSuffix(info *RunInfo) string {
 	return ""
 }
 
-// appendMetricsTable appends, for each console group in
-// metrics.ConsoleGroups order, two empty lines and the table of its results
-// with Console set, in DisplayOrder: "NVIDIA AIPerf | <Title>: Effective"
-// (then Active, Usage) as AIPerf 0.13 titles them, and "NVIDIA AIPerf |
-// <Title>" for the default group, which is the only one in 1.0 runs.
+// appendMetricsTable appends two empty lines and, for each console group in
+// metrics.ConsoleGroups order, the table of its results with Console set,
+// in DisplayOrder: "NVIDIA AIPerf | <Title>: Effective" (then Active,
+// Usage) as AIPerf 0.13 titles them, and "NVIDIA AIPerf | <Title>" for the
+// default group, which is the only one in 1.0 runs. The tables follow each
+// other without empty lines, as rich prints AIPerf 0.13's table group.
 func appendMetricsTable(b []byte, s *metrics.Summary, info *RunInfo) []byte {
+	first := true
 	for _, g := range metrics.ConsoleGroups {
 		var shown []*metrics.Result
 		for i := range s.Results {
@@ -112,7 +114,15 @@ func appendMetricsTable(b []byte, s *metrics.Summary, info *RunInfo) []byte {
 		if g != metrics.GroupDefault {
 			title += ": " + strings.ToUpper(g[:1]) + g[1:]
 		}
-		b = appendStatsTable(b, title, shown)
+		if len(shown) == 0 {
+			continue
+		}
+		if first {
+			b = appendStatsTable(b, title, shown)
+			first = false
+			continue
+		}
+		b = append(b, appendStatsTable(nil, title, shown)[2:]...) // no empty lines
 	}
 	return b
 }

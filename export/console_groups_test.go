@@ -10,8 +10,8 @@ import (
 
 // TestMetricsTableGroups checks AIPerf 0.13's console layout: one table per
 // console group, Effective, Active and Usage before the default table, each
-// titled "NVIDIA AIPerf | <Title>: <Group>", and N/A for the statistics a
-// result lacks.
+// titled "NVIDIA AIPerf | <Title>: <Group>", with no empty lines between
+// them, and N/A for the statistics a result lacks.
 func TestMetricsTableGroups(t *testing.T) {
 	s := &metrics.Summary{Results: []metrics.Result{
 		{Tag: "request_count", Header: "Request Count", Unit: "requests", Scalar: true,
@@ -33,9 +33,15 @@ func TestMetricsTableGroups(t *testing.T) {
 	out := buf.String()
 	titles := []string{
 		"NVIDIA AIPerf | LLM Metrics: Effective\n",
+		"┘\n" + strings.Repeat(" ", 1),
 		"NVIDIA AIPerf | LLM Metrics: Active\n",
+		"┘\n" + strings.Repeat(" ", 1),
 		"NVIDIA AIPerf | LLM Metrics: Usage\n",
+		"┘\n" + strings.Repeat(" ", 1),
 		"NVIDIA AIPerf | LLM Metrics\n",
+	}
+	if !strings.HasPrefix(out, "\n\n ") || strings.Contains(out[2:], "\n\n") {
+		t.Errorf("want two empty lines before the first table only:\n%s", out)
 	}
 	at := 0
 	for _, title := range titles {
