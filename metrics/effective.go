@@ -120,8 +120,9 @@ const (
 // sweepMissing are the statistics a sweep-line result lacks.
 var sweepMissing = []string{"p1", "p5", "p10", "p25", "p75", "count", "sum"}
 
-// results returns the 14 sweep-line results, or nil without records.
-func (l *sweepLog) results() []Result {
+// results returns the 14 sweep-line results over the window, or over in
+// when not nil; nil without records.
+func (l *sweepLog) results(in *[2]float64) []Result {
 	ivs := l.ivs
 	conc := concurrencySweep(ivs, ivStart, ivEnd)
 	if len(conc.ts) == 0 {
@@ -137,6 +138,9 @@ func (l *sweepLog) results() []Result {
 	decodeUser, prefillUser := divideSteps(decode, genConc), divideSteps(prefill, pfConc)
 
 	ws, we := l.window(conc)
+	if in != nil {
+		ws, we = in[0], in[1]
+	}
 	stats := [len(sweepSpecs)]sweepStats{
 		timeWeighted(conc, ws, we), timeWeighted(decode, ws, we), timeWeighted(prefill, ws, we),
 		timeWeighted(genConc, ws, we), timeWeighted(pfConc, ws, we), timeWeighted(total, ws, we),
@@ -157,6 +161,17 @@ func (l *sweepLog) results() []Result {
 		out[i] = r
 	}
 	return out
+}
+
+// SweepResults returns the 14 sweep-line results of the records added so
+// far, weighted over [start, end] in the records' monotonic ns: AIPerf
+// 0.13's values for a timeslice, whose curves span the whole run and are
+// clipped to the slice. Nil without records or without Config.Schema14.
+func (a *Accumulator) SweepResults(start, end int64) []Result {
+	if !a.cfg.Schema14 {
+		return nil
+	}
+	return a.sweep.results(&[2]float64{float64(start), float64(end)})
 }
 
 // latencyResults returns credit_to_start_latency (start - credit issued)

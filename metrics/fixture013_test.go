@@ -109,7 +109,7 @@ func TestFixture013SweepLine(t *testing.T) {
 	durNS := 200 / want["input_token_throughput"]["avg"].(float64) * 1e9
 	l.phaseStart, l.phaseSet = l.lastEnd-int64(math.Round(durNS)), true
 
-	results := append(l.results(), l.latencyResults()...)
+	results := append(l.results(nil), l.latencyResults()...)
 	if len(results) != 16 {
 		t.Fatalf("%d results, want 16", len(results))
 	}

@@ -66,7 +66,7 @@ func (a *Accumulator) Summary(clock *record.Clock) *Summary {
 	}
 	if a.cfg.Schema14 {
 		s.Results = append(s.Results, a.adjustedResults(a.sweep.errors)...)
-		s.Results = append(s.Results, a.sweep.results()...)
+		s.Results = append(s.Results, a.sweep.results(nil)...)
 		s.Results = append(s.Results, a.sweep.latencyResults()...)
 	}
 	slices.SortStableFunc(s.Results, func(x, y Result) int {

@@ -9,7 +9,7 @@ import (
 
 // windowed are the metrics whose denominator is the observation duration:
 // benchmark_duration for a run, the window length for a timeslice.
-var windowed = [...]metricID{idOutputTput, idTotalTput, idReqTput, idGoodput}
+var windowed = [...]metricID{idOutputTput, idInputTput, idTotalTput, idReqTput, idGoodput}
 
 // WindowSummary returns Summary(clock) for records observed over a window of
 // windowNS nanoseconds (a timeslice): request_throughput,
@@ -18,15 +18,20 @@ var windowed = [...]metricID{idOutputTput, idTotalTput, idReqTput, idGoodput}
 // timeslices use the window bounds as the observation duration. A window of
 // zero or less leaves those four out (AIPerf: "Observation duration is
 // zero"). benchmark_duration itself stays max response end − min request
-// start of the window's valid records. Like Summary, it does not change the
-// accumulator.
+// start of the window's valid records (input_token_throughput, of
+// Config.Schema14, is windowed too). The sweep-line results and the credit
+// latencies are left out: AIPerf 0.13 clips run-wide curves to a timeslice
+// (see SweepResults) and has no credit latencies per timeslice. Like
+// Summary, it does not change the accumulator.
 func (a *Accumulator) WindowSummary(clock *record.Clock, windowNS int64) *Summary {
 	s := a.Summary(clock)
 	isWindowed := make(map[string]bool, len(windowed))
 	for _, id := range windowed {
 		isWindowed[catalog[id].Tag] = true
 	}
-	s.Results = slices.DeleteFunc(s.Results, func(r Result) bool { return isWindowed[r.Tag] })
+	s.Results = slices.DeleteFunc(s.Results, func(r Result) bool {
+		return isWindowed[r.Tag] || r.DisplayOrder >= orderSweep
+	})
 	for _, id := range windowed {
 		d := &catalog[id]
 		if !a.en[id] || !d.Exported() {
@@ -64,6 +69,9 @@ func (a *Accumulator) perWindow(id metricID, windowNS int64) (float64, bool) {
 	case idOutputTput:
 		osl, ok := a.total(idOSL)
 		return osl / sec, ok
+	case idInputTput:
+		isl, ok := a.total(idISL)
+		return isl / sec, ok
 	case idTotalTput:
 		isl, okI := a.total(idISL)
 		osl, okO := a.total(idOSL)

@@ -20,7 +20,9 @@ import (
 //     from 0.
 //
 // Within a window the records are summarised in the order they were added,
-// as the run summary does. Slices does not change the accumulator; it builds
+// as the run summary does. With Config.Schema14, each window also gets
+// AIPerf 0.13's sweep-line results: the whole run's curves clipped to the
+// window. Slices does not change the accumulator; it builds
 // one window's metrics at a time, so it needs little memory beyond the
 // returned summaries.
 func (a *Accumulator) Slices() []Slice {
@@ -46,7 +48,15 @@ func (a *Accumulator) Slices() []Slice {
 		out []Slice
 		rec record.Record
 		buf []metrics.RecordValue
+		run *metrics.Accumulator // every record, for the sweep-line results
 	)
+	if a.cfg.Schema14 {
+		run = metrics.NewAccumulator(a.cfg)
+		for i := range a.rows {
+			buf = a.replay(i, &rec, buf)
+			run.Add(&rec, buf)
+		}
+	}
 	for lo := 0; lo < len(order); {
 		w := window(order[lo])
 		hi := lo + 1
@@ -68,6 +78,9 @@ func (a *Accumulator) Slices() []Slice {
 		s.Summary = acc.WindowSummary(nil, s.End-s.Start)
 		if len(s.Summary.Results) == 0 {
 			continue
+		}
+		if run != nil {
+			s.Summary.Results = append(s.Summary.Results, run.SweepResults(s.Start, s.End)...)
 		}
 		s.Index = len(out)
 		out = append(out, s)
