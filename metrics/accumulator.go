@@ -9,7 +9,10 @@ import (
 // Accumulator gathers the profiling records of a run and summarises them.
 // Its memory does not grow with the number of records once each metric
 // has passed 250,000 values: up to there statistics are exact, beyond they
-// are sketched (see Distribution). It is not safe for concurrent use: one
+// are sketched (see Distribution). With Config.Schema14 it also keeps a few
+// numbers per record (and the inter-chunk latencies) for AIPerf 0.13's
+// sweep-line metrics, which need every interval. It is not safe for
+// concurrent use: one
 // goroutine owns it and calls Add, then Summary.
 type Accumulator struct {
 	cfg *Config
