@@ -12,8 +12,7 @@ import (
 // are sketched (see Distribution). With Config.Schema14 it also keeps a few
 // numbers per record (and the inter-chunk latencies) for AIPerf 0.13's
 // sweep-line metrics, which need every interval. It is not safe for
-// concurrent use: one
-// goroutine owns it and calls Add, then Summary.
+// concurrent use: one goroutine owns it and calls Add, then Summary.
 type Accumulator struct {
 	cfg *Config
 	en  enabledSet
