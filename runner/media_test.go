@@ -113,7 +113,9 @@ func TestVideoGenerationPolls(t *testing.T) {
 				if rr := raw[id]; len(rr.Responses) != 2 {
 					t.Errorf("%d responses, want the submission and the completed job", len(rr.Responses))
 				}
-				if lat < 40 || lat > 100 {
+				// Never before the job is done; how long after depends on
+				// the machine (the poll count above bounds the waits).
+				if lat < 40 {
 					t.Errorf("request latency %.3f ms for a 40 ms job polled every 10 ms", lat)
 				}
 				inf, okInf := r.num("video_inference_time")
