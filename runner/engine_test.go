@@ -85,8 +85,10 @@ func TestUserCentricGaps(t *testing.T) {
 			t.Errorf("request %d: a session starting at turn %d", i, m.TurnIndex)
 		}
 		lastOfSession[m.XCorrelationID] = m.CreditIssuedNS
-		if late := time.Duration(m.RequestStartNS - m.CreditIssuedNS); late < 0 || late > 30*time.Millisecond {
-			t.Errorf("request %d sent %v after its intended time", i, late)
+		// Never early; how soon after is the timing tests' subject
+		// (TestTimingUserCentricSends), not an absolute bound here.
+		if late := time.Duration(m.RequestStartNS - m.CreditIssuedNS); late < 0 {
+			t.Errorf("request %d sent %v before its intended time", i, -late)
 		}
 	}
 }
