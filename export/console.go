@@ -21,12 +21,16 @@ const maxMessageWidth = 100
 // the metrics table, then, when they apply, the HTTP trace timing table
 // (info.ShowTraceTiming), the error summary table, the GPU Telemetry
 // Summary (info.ShowGPUTelemetry), the Token Count Discrepancy Warning and
-// the Output Sequence Length Mismatch Warning. It writes nothing when s
-// has no console results and no errors and there is no GPU telemetry to
-// show.
+// the Output Sequence Length Mismatch Warning. A Schema14 run gets AIPerf
+// 0.13's order and its prompt-cache hint instead (see appendConsole14). It
+// writes nothing when s has no console results and no errors and there is
+// no GPU telemetry to show.
 func WriteConsoleExport(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 	if info == nil {
 		info = &RunInfo{}
+	}
+	if info.SchemaVersion == Schema14 {
+		return writeConsole(w, appendConsole14(nil, s, info))
 	}
 	b := appendMetricsTable(nil, s, info)
 	if info.ShowTraceTiming {
@@ -36,6 +40,10 @@ func WriteConsoleExport(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 	b = appendGPUTelemetry(b, info)
 	b = appendUsageDiscrepancyPanel(b, s, info)
 	b = appendOSLMismatchPanel(b, s, info)
+	return writeConsole(w, b)
+}
+
+func writeConsole(w io.Writer, b []byte) error {
 	if _, err := w.Write(b); err != nil {
 		return fmt.Errorf("write console: %w", err)
 	}

@@ -33,8 +33,9 @@ type Config struct {
 	// Goodput holds the --goodput SLOs; none disables the goodput metrics.
 	Goodput []SLO
 	// HTTPTrace enables the http_req_* metrics (HTTP_TRACE_ONLY): the
-	// records carry an HTTP trace (--show-trace-timing or
-	// --export-http-trace). Records without one get none of them.
+	// records carry an HTTP trace (--show-trace-timing,
+	// --export-http-trace, or any --output-schema 1.4 run, as in AIPerf
+	// 0.13). Records without one get none of them.
 	HTTPTrace bool
 	// UsageDiffThresholdPct is the usage discrepancy threshold in percent
 	// (AIPERF_METRICS_USAGE_PCT_DIFF_THRESHOLD); 0 means 10.

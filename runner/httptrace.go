@@ -9,16 +9,22 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/aiperf-go/aiperf/export"
 	"github.com/aiperf-go/aiperf/record"
 )
 
 // This file collects the HTTP trace of a request (record.HTTPTrace, the
 // http_req_* metrics of reference §2.3) when --show-trace-timing or
-// --export-http-trace is given. It costs one tracer per request and a few
-// atomic additions per connection read or write; nothing per SSE event.
+// --export-http-trace is given, and in every --output-schema 1.4 run, as
+// AIPerf 0.13 computes these metrics by default. It costs one tracer per
+// request and a few atomic additions per connection read or write; nothing
+// per SSE event.
 
-// traceHTTP reports whether cfg asks for HTTP traces.
-func traceHTTP(cfg *Config) bool { return cfg.ShowTraceTiming || cfg.ExportHTTPTrace }
+// traceHTTP reports whether a run with cfg collects HTTP traces and
+// computes the http_req_* metrics.
+func traceHTTP(cfg *Config) bool {
+	return cfg.ShowTraceTiming || cfg.ExportHTTPTrace || cfg.OutputSchema == export.Schema14
+}
 
 // countConnsKey marks the context of a traced request: connections dialed
 // for it count their bytes (see newTransport).

@@ -258,8 +258,8 @@ func TestHTTPTraceOff(t *testing.T) {
 // TestHTTPTraceRun runs whole benchmarks: --show-trace-timing prints the
 // HTTP Trace Timing table after the metrics table and puts the http_req_*
 // metrics in the records and the summary; --export-http-trace adds
-// trace_data to every record (raw ones too); a default run has none of
-// them.
+// trace_data to every record (raw ones too); a 1.0 run without them has
+// none of them.
 func TestHTTPTraceRun(t *testing.T) {
 	srv := mocktest.Start(t, mockserver.Config{TTFT: 2 * time.Millisecond, ITL: 200 * time.Microsecond})
 	run := func(show, export bool) (string, []jsonRecord, []string, string) {
@@ -267,6 +267,7 @@ func TestHTTPTraceRun(t *testing.T) {
 		cfg.Streaming = true
 		cfg.Concurrency, cfg.RequestCount = 2, 6
 		cfg.ShowTraceTiming, cfg.ExportHTTPTrace = show, export
+		cfg.OutputSchema = "1.0" // 1.4 traces every run (TestHTTPTraceSchema14)
 		if export {
 			cfg.ExportLevel = "raw"
 		}
@@ -345,12 +346,12 @@ func TestHTTPTraceRun(t *testing.T) {
 	out, recs, traces, summary = run(false, false)
 	if strings.Contains(out, "HTTP Trace Timing") || strings.Contains(out, " HTTP ") ||
 		strings.Contains(summary, "http_req_") || traces[0] != "" {
-		t.Errorf("a default run shows HTTP trace metrics:\n%s", out)
+		t.Errorf("a 1.0 run shows HTTP trace metrics:\n%s", out)
 	}
 	for _, r := range recs {
 		for tag := range r.Metrics {
 			if strings.HasPrefix(tag, "http_req_") {
-				t.Errorf("a default run's record has %s", tag)
+				t.Errorf("a 1.0 run's record has %s", tag)
 			}
 		}
 	}
