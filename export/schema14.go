@@ -189,18 +189,37 @@ func appendRunIdentity(iw *indentWriter, info *RunInfo) {
 }
 
 // appendErrorSummary14 writes 0.13's error_summary: each error mapped by
-// Error14, with cause and cause_chain when it has them.
+// Error14, with cause and cause_chain when it has them. Errors that map to
+// the same details (resets that we tell apart by their messages, which
+// 0.13 reports as one ClientPayloadError) are one entry, in order of first
+// appearance, as 0.13 groups them.
 func appendErrorSummary14(iw *indentWriter, errs []metrics.ErrorCount) {
 	if len(errs) == 0 {
 		iw.b = append(iw.b, '[', ']')
 		return
 	}
+	type entry struct {
+		e     ErrorDetails14
+		count int
+	}
+	var entries []entry
+	at := map[string]int{}
+	for _, ec := range errs {
+		e := Error14(ec.Error)
+		key := fmt.Sprintf("%d\x00%s\x00%s\x00%s\x00%q", e.Code, e.Type, e.Message, e.Cause, e.CauseChain)
+		if i, ok := at[key]; ok {
+			entries[i].count += ec.Count
+			continue
+		}
+		at[key] = len(entries)
+		entries = append(entries, entry{e, ec.Count})
+	}
 	iw.b = append(iw.b, '[')
-	for i, ec := range errs {
+	for i, ec := range entries {
 		if i > 0 {
 			iw.b = append(iw.b, ',')
 		}
-		e := Error14(ec.Error)
+		e := ec.e
 		iw.newline(2)
 		iw.b = append(iw.b, '{')
 		iw.key(true, 3, "error_details")
@@ -240,7 +259,7 @@ func appendErrorSummary14(iw *indentWriter, errs []metrics.ErrorCount) {
 		iw.newline(3)
 		iw.b = append(iw.b, '}')
 		iw.key(false, 3, "count")
-		iw.b = strconv.AppendInt(iw.b, int64(ec.Count), 10)
+		iw.b = strconv.AppendInt(iw.b, int64(ec.count), 10)
 		iw.newline(2)
 		iw.b = append(iw.b, '}')
 	}

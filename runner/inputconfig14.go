@@ -64,10 +64,13 @@ type phase14 struct {
 }
 
 type artifacts14 struct {
-	Dir          string `json:"dir"`
-	Prefix       string `json:"prefix,omitempty"`
-	AutoPlot     bool   `json:"auto_plot"`
-	PlotRequired bool   `json:"plot_required"`
+	Dir    string `json:"dir"`
+	Prefix string `json:"prefix,omitempty"`
+	// SliceDuration is --slice-duration in seconds; 0.13 writes it only
+	// when set.
+	SliceDuration float64 `json:"slice_duration,omitempty"`
+	AutoPlot      bool    `json:"auto_plot"`
+	PlotRequired  bool    `json:"plot_required"`
 }
 
 type enabled14 struct {
@@ -91,7 +94,8 @@ func (r *run) buildInputConfig14(specs []*phaseSpec) *inputConfig14 {
 		Models: models14{},
 		Endpoint: endpoint14{URLs: c.BaseURLs(), Type: c.EndpointType, Path: c.EndpointPath, Streaming: c.Streaming,
 			APIKey: c.APIKey, Headers: c.Headers, ExtraInputs: c.ExtraInputs},
-		Artifacts:      artifacts14{Dir: ArtifactDir(&c), Prefix: c.ProfileExportPrefix},
+		Artifacts: artifacts14{Dir: ArtifactDir(&c), Prefix: c.ProfileExportPrefix,
+			SliceDuration: c.SliceDuration.Seconds()},
 		Tokenizer:      map[string]string{"name": "builtin"},
 		Goodput:        c.Goodput,
 		GPUTelemetry:   enabled14{!c.NoGPUTelemetry},
