@@ -34,14 +34,7 @@ import (
 func TestTimingMatchesServerTruth(t *testing.T) {
 	for _, conc := range []int{1, 256} {
 		t.Run("concurrency"+strconv.Itoa(conc), func(t *testing.T) {
-			var problem string
-			for attempt := 1; attempt <= 5; attempt++ {
-				if problem = timingAttempt(t, conc); problem == "" {
-					return
-				}
-				t.Logf("attempt %d: %s", attempt, problem)
-			}
-			t.Error(problem)
+			retryTiming(t, 5, func() string { return timingAttempt(t, conc) })
 		})
 	}
 }
