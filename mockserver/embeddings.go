@@ -78,42 +78,6 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 	eventPool.Put(bp)
 }
 
-// awaitOnce schedules a one-shot (non-streaming) answer to the admitted
-// request a: it waits for its TTFT (plus any stall) and applies the faults
-// that the schedule draws (an error status, a reset, a malformed body).
-// It reports whether the caller should now write its body; when false, the
-// request has been answered or abandoned (the client went away, or the
-// server closed).
-func (s *Server) awaitOnce(w http.ResponseWriter, r *http.Request, a admitted) bool {
-	sched := newSchedule(&s.cfg, a.seq, a.arrival, 1)
-	if sched.errorFault {
-		s.m.faults[faultError].Add(1)
-		a.rec.add(EventError, 0)
-		writeError(w, s.cfg.ErrorStatus, "server_error", "injected error")
-		return false
-	}
-	if sched.stallAt >= 0 {
-		s.m.faults[faultStall].Add(1)
-	}
-	var wt waiter
-	if !wt.until(r.Context(), s.done, a.arrival.Add(sched.lastDeadline(1))) {
-		return false
-	}
-	switch {
-	case sched.resetAt >= 0:
-		s.m.faults[faultReset].Add(1)
-		a.rec.add(EventReset, 0)
-		reset(w)
-		return false
-	case sched.malformedAt >= 0:
-		s.m.faults[faultMalformed].Add(1)
-		a.rec.add(EventMalformed, 0)
-		writeJSON(w, http.StatusOK, []byte("{not json"))
-		return false
-	}
-	return true
-}
-
 // embedding fills vec with a unit vector drawn from seed (splitmix64) and
 // returns it.
 func embedding(vec []float64, seed uint64) []float64 {

@@ -83,16 +83,7 @@ func (s *Server) serveImages(w http.ResponseWriter, r *http.Request) {
 	created := strconv.FormatInt(time.Now().Unix(), 10)
 	var wt waiter
 	if !req.Stream {
-		if !wt.until(r.Context(), s.done, a.arrival.Add(sched.lastDeadline(events))) {
-			return
-		}
-		if s.solidoFault(w, a.rec, sched, -1) {
-			return
-		}
-		if sched.malformedAt >= 0 {
-			s.m.faults[faultMalformed].Add(1)
-			a.rec.add(EventMalformed, 0)
-			writeJSON(w, http.StatusOK, []byte("{not json"))
+		if !s.awaitBody(w, r, a, sched, events) {
 			return
 		}
 		b := append(make([]byte, 0, 64+n*(len(PNG)+len(*req.Prompt)+40)), `{"created":`+created+`,"data":[`...)
@@ -118,7 +109,7 @@ func (s *Server) serveImages(w http.ResponseWriter, r *http.Request) {
 		if !wt.until(r.Context(), s.done, a.arrival.Add(sched.nextDeadline())) {
 			return
 		}
-		if s.solidoFault(w, a.rec, sched, k) {
+		if s.resetDue(w, a.rec, sched, k) {
 			return
 		}
 		if k == sched.malformedAt {

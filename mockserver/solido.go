@@ -62,16 +62,7 @@ func (s *Server) serveSolido(w http.ResponseWriter, r *http.Request) {
 	start := int(a.seq*97) & (words.n - 1)
 	var wt waiter
 	if !req.Stream && !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-		if !wt.until(r.Context(), s.done, a.arrival.Add(sched.lastDeadline(events))) {
-			return
-		}
-		if s.solidoFault(w, a.rec, sched, -1) {
-			return
-		}
-		if sched.malformedAt >= 0 {
-			s.m.faults[faultMalformed].Add(1)
-			a.rec.add(EventMalformed, 0)
-			writeJSON(w, http.StatusOK, []byte("{not json"))
+		if !s.awaitBody(w, r, a, sched, events) {
 			return
 		}
 		b := append(words.appendTokens([]byte(`{"content":"`), start, n), `","sources":`+solidoSources+`}`...)
@@ -91,7 +82,7 @@ func (s *Server) serveSolido(w http.ResponseWriter, r *http.Request) {
 		if !wt.until(r.Context(), s.done, a.arrival.Add(sched.nextDeadline())) {
 			return
 		}
-		if s.solidoFault(w, a.rec, sched, k) {
+		if s.resetDue(w, a.rec, sched, k) {
 			return
 		}
 		if k == sched.malformedAt {
@@ -116,17 +107,4 @@ func (s *Server) serveSolido(w http.ResponseWriter, r *http.Request) {
 			s.m.observeTTFT(time.Since(a.arrival))
 		}
 	}
-}
-
-// solidoFault injects the connection reset due at event k: for a body
-// (k < 0), any reset, else the one before event k. It reports whether the
-// response is over.
-func (s *Server) solidoFault(w http.ResponseWriter, rec *recorder, sched *schedule, k int) bool {
-	if sched.resetAt >= 0 && (k < 0 || k == sched.resetAt) {
-		s.m.faults[faultReset].Add(1)
-		rec.add(EventReset, 0)
-		reset(w)
-		return true
-	}
-	return false
 }
