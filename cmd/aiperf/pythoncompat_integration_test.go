@@ -48,7 +48,6 @@ type compatDiff struct {
 // no longer occurs in any scenario is logged, so the list shrinks. "open:"
 // marks one we mean to remove.
 var compatKept = []compatDiff{
-	{"*/only 0.13: *http_req_*", "temporary: the http_req_* trace metrics are being turned on by default under 1.4 (in the summary, records and timeslices)"},
 	{"*/only ours: run_validity", "our verdict on the run (too few requests, too many errors); 0.13 has none, and readers ignore unknown members"},
 	{"*/value: input_config.datasets[].entries", "0.13 makes --request-count N generate N prompts when --num-dataset-entries is not given; we keep 100, so the prompts a run sends do not depend on its length"},
 	{"*/only 0.13: record.metadata.request_ack_ns", "open: 0.13 records the first response byte of non-streaming requests too; our non-streaming clients do not take that time"},
