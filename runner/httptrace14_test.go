@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aiperf-go/aiperf/mockserver"
 	"github.com/aiperf-go/aiperf/mockserver/mocktest"
+	"github.com/aiperf-go/aiperf/record"
 )
 
 // httpReqUnits are the 14 http_req_* metrics AIPerf 0.13 writes by default,
@@ -146,4 +148,37 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// TestHTTPTraceRecycled checks the reuse of tracers (tracer.finish): a
+// request on a kept-alive connection gives its tracer back, and the
+// record keeps a trace of its own that later requests do not change; a
+// request that dialed keeps the tracer's trace.
+func TestHTTPTraceRecycled(t *testing.T) {
+	srv := mocktest.Start(t, mockserver.Config{})
+	s := newTraceSender(t, srv.URL(), true)
+	recs := make([]*record.Record, 4)
+	snaps := make([]record.HTTPTrace, len(recs))
+	for i := range recs {
+		recs[i] = sendChat(s, "r"+strconv.Itoa(i), true)
+		if recs[i].Error != nil || recs[i].HTTPTrace == nil {
+			t.Fatalf("request %d: error %v, trace %v", i, recs[i].Error, recs[i].HTTPTrace)
+		}
+		snaps[i] = *recs[i].HTTPTrace
+	}
+	if recs[0].HTTPTrace.Reused || !recs[1].HTTPTrace.Reused {
+		t.Fatalf("reused: first %v, second %v; want a dial, then a kept-alive connection",
+			recs[0].HTTPTrace.Reused, recs[1].HTTPTrace.Reused)
+	}
+	for i, rec := range recs {
+		checkExchange(t, rec)
+		if *rec.HTTPTrace != snaps[i] {
+			t.Errorf("request %d's trace changed after later requests:\n was %+v\n now %+v", i, snaps[i], *rec.HTTPTrace)
+		}
+		for j := range i {
+			if rec.HTTPTrace == recs[j].HTTPTrace {
+				t.Errorf("requests %d and %d share a trace", j, i)
+			}
+		}
+	}
 }
