@@ -63,8 +63,9 @@ type RunInfo struct {
 	// writes "LLM Metrics".
 	Title string
 	// ShowTraceTiming adds the "NVIDIA AIPerf | HTTP Trace Timing" table
-	// of the http_req_* results after the metrics table
-	// (--show-trace-timing).
+	// of the http_req_* results (--show-trace-timing): after the metrics
+	// table in the 1.0 layout, before it in 1.4's, as AIPerf 0.13 prints
+	// it.
 	ShowTraceTiming bool
 	// Duration is the benchmark duration printed under the console report
 	// when the summary has no benchmark_duration result; zero prints nothing.

@@ -42,7 +42,9 @@ type sender struct {
 	// streams: 7 MB). Any other transport gets a context deadline.
 	connDeadline bool
 	// trace collects each request's HTTP trace into rec.HTTPTrace
-	// (traceHTTP: --show-trace-timing or --export-http-trace).
+	// (traceHTTP: --show-trace-timing, --export-http-trace, or
+	// --output-schema 1.4, whose summary always has the http_req_*
+	// metrics).
 	trace bool
 	// poll follows the asynchronous job a submission starts (wait); nil
 	// unless the endpoint type polls.
