@@ -135,16 +135,20 @@ func writeSummaryJSON14(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 // order: unit, avg, p1 … p99, min, max, std, count, sum. A scalar has only
 // unit and avg; statistics named in r.Missing ("count" and "sum" included:
 // 0.13 writes neither for its derived sweep-line distributions) are left out.
-func appendStats14(iw *indentWriter, r *metrics.Result) {
+func appendStats14(iw *indentWriter, r *metrics.Result) { appendStats14At(iw, r, 1) }
+
+// appendStats14At writes r's JsonMetricResult as appendStats14 does, as a
+// member value at depth.
+func appendStats14At(iw *indentWriter, r *metrics.Result, depth int) {
 	iw.b = append(iw.b, '{')
-	iw.key(true, 2, "unit")
+	iw.key(true, depth+1, "unit")
 	iw.b = pyjson.AppendString(iw.b, r.Unit)
 	if r.Scalar {
 		if !slices.Contains(r.Missing, "avg") {
-			iw.key(false, 2, "avg")
+			iw.key(false, depth+1, "avg")
 			iw.b = pyjson.AppendFloat(iw.b, r.Avg)
 		}
-		iw.newline(1)
+		iw.newline(depth)
 		iw.b = append(iw.b, '}')
 		return
 	}
@@ -153,18 +157,18 @@ func appendStats14(iw *indentWriter, r *metrics.Result) {
 		if slices.Contains(r.Missing, name) {
 			continue
 		}
-		iw.key(false, 2, name)
+		iw.key(false, depth+1, name)
 		iw.b = pyjson.AppendFloat(iw.b, vals[i])
 	}
 	if !slices.Contains(r.Missing, "count") {
-		iw.key(false, 2, "count")
+		iw.key(false, depth+1, "count")
 		iw.b = strconv.AppendInt(iw.b, int64(r.Count), 10)
 	}
 	if r.Count > 0 && !slices.Contains(r.Missing, "sum") {
-		iw.key(false, 2, "sum")
+		iw.key(false, depth+1, "sum")
 		iw.b = pyjson.AppendFloat(iw.b, r.Sum)
 	}
-	iw.newline(1)
+	iw.newline(depth)
 	iw.b = append(iw.b, '}')
 }
 

@@ -34,6 +34,13 @@ func TimeslicesFileNames(prefix string) (jsonName, csvName string) {
 // RunInfo.InputConfig (already redacted; a json.RawMessage is re-indented
 // with its literals kept); nil or an empty json.RawMessage leaves it out.
 func WriteTimeslicesJSON(w io.Writer, windows []timeslice.Slice, inputConfig any) error {
+	return writeTimeslicesJSON(w, windows, inputConfig, appendTimeslice)
+}
+
+// writeTimeslicesJSON writes the timeslices file of either layout: the
+// "timeslices" array, each window written by appendOne at depth 2, then
+// "input_config" as WriteTimeslicesJSON describes.
+func writeTimeslicesJSON(w io.Writer, windows []timeslice.Slice, inputConfig any, appendOne func(*indentWriter, *timeslice.Slice)) error {
 	iw := &indentWriter{b: make([]byte, 0, 4096*(len(windows)+1))}
 	iw.b = append(iw.b, '{')
 	iw.key(true, 1, "timeslices")
@@ -46,7 +53,7 @@ func WriteTimeslicesJSON(w io.Writer, windows []timeslice.Slice, inputConfig any
 				iw.b = append(iw.b, ',')
 			}
 			iw.newline(2)
-			appendTimeslice(iw, &windows[i])
+			appendOne(iw, &windows[i])
 		}
 		iw.newline(1)
 		iw.b = append(iw.b, ']')

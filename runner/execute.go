@@ -325,7 +325,13 @@ func (r *run) writeTimeslices(ctx context.Context, arts *artifacts, acc *timesli
 	}
 	jsonName, csvName := export.TimeslicesFileNames(r.cfg.ProfileExportPrefix)
 	var js, csv bytes.Buffer
-	if err := export.WriteTimeslicesJSON(&js, windows, r.buildInputConfig(specs)); err != nil {
+	var err error
+	if r.cfg.OutputSchema == export.Schema14 {
+		err = export.WriteTimeslicesJSON14(&js, windows, r.clock.Wall, r.buildInputConfig14(specs))
+	} else {
+		err = export.WriteTimeslicesJSON(&js, windows, r.buildInputConfig(specs))
+	}
+	if err != nil {
 		return fmt.Errorf("timeslices: %w", err)
 	}
 	if err := export.WriteTimeslicesCSV(&csv, windows); err != nil {

@@ -48,6 +48,19 @@ type dataset14 struct {
 	Entries    int            `json:"entries,omitempty"`
 	RandomSeed uint64         `json:"random_seed"`
 	Prompts    map[string]any `json:"prompts"`
+	// Turns, TurnDelay (ms) and TurnDelayRatio are the session settings of
+	// a multi-turn run, written as 0.13 writes them: only when set, a
+	// mean/stddev pair whole.
+	Turns          *meanStddev14 `json:"turns,omitempty"`
+	TurnDelay      *meanStddev14 `json:"turn_delay,omitempty"`
+	TurnDelayRatio float64       `json:"turn_delay_ratio,omitempty"`
+}
+
+// meanStddev14 is 0.13's distribution of a dataset setting; both members
+// are written (0.13 fills the one not given with its default).
+type meanStddev14 struct {
+	Mean   float64 `json:"mean"`
+	Stddev float64 `json:"stddev"`
 }
 
 type phase14 struct {
@@ -55,6 +68,7 @@ type phase14 struct {
 	Kind              string  `json:"kind"`
 	Type              string  `json:"type"`
 	Requests          int     `json:"requests,omitempty"`
+	Sessions          int     `json:"sessions,omitempty"`
 	DurationSeconds   float64 `json:"duration,omitempty"`
 	GracePeriod       float64 `json:"grace_period,omitempty"`
 	Concurrency       int     `json:"concurrency,omitempty"`
@@ -127,9 +141,20 @@ func (r *run) buildInputConfig14(specs []*phaseSpec) *inputConfig14 {
 		}
 		prompts["osl"] = osl
 	}
-	ic.Datasets = []dataset14{{Name: "main", Type: "synthetic", Entries: c.NumDatasetEntries, RandomSeed: r.seed, Prompts: prompts}}
+	ds := dataset14{Name: "main", Type: "synthetic", Entries: c.NumDatasetEntries, RandomSeed: r.seed, Prompts: prompts}
+	if c.SessionTurnsMean != 1 || c.SessionTurnsStddev != 0 {
+		ds.Turns = &meanStddev14{c.SessionTurnsMean, c.SessionTurnsStddev}
+	}
+	if c.SessionTurnDelayMean != 0 || c.SessionTurnDelayStddev != 0 {
+		ds.TurnDelay = &meanStddev14{c.SessionTurnDelayMean, c.SessionTurnDelayStddev}
+	}
+	if c.SessionDelayRatio != 1 {
+		ds.TurnDelayRatio = c.SessionDelayRatio
+	}
+	ic.Datasets = []dataset14{ds}
 	for _, s := range specs {
 		pc := phase14{Name: string(s.phase), Kind: string(s.phase), Type: string(c.Mode()), Requests: max(s.count, 0),
+			Sessions:        max(s.sessions, 0),
 			DurationSeconds: s.duration.Seconds(), Concurrency: s.concurrency, Rate: s.rate}
 		if s.duration > 0 && s.grace >= 0 {
 			pc.GracePeriod = s.grace.Seconds()
