@@ -84,7 +84,11 @@ func (rw *RecordWriter) Write(rec *record.Record, vals []metrics.RecordValue) er
 	b = append(b, `,"request_start_ns":`...)
 	b = rw.appendWall(b, rec.StartNS)
 	b = append(b, `,"request_ack_ns":`...)
-	b = rw.appendWall(b, rec.AckNS)
+	if rec.Streaming {
+		b = rw.appendWall(b, rec.AckNS)
+	} else { // 0.8 took no ack for a whole body
+		b = append(b, "null"...)
+	}
 	b = append(b, `,"request_end_ns":`...)
 	b = rw.appendWall(b, rec.EndNS)
 	b = append(b, `,"worker_id":`...)

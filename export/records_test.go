@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -104,12 +105,13 @@ func TestRecordWriterRoundTrip(t *testing.T) {
 	wall := func(ns int64) *int64 { v := clock.Wall(ns); return &v }
 	recs := []*record.Record{
 		{RequestNum: 0, SessionNum: 0, XRequestID: "a", XCorrelationID: "b", ConversationID: "c\u2028é",
-			TurnIndex: 2, Phase: record.PhaseProfiling, WorkerID: "w", CreditIssuedNS: 1, StartNS: 5, AckNS: 6, EndNS: 9},
+			TurnIndex: 2, Phase: record.PhaseProfiling, WorkerID: "w", CreditIssuedNS: 1, StartNS: 5, AckNS: 6, EndNS: 9, Streaming: true},
 		{RequestNum: 1, SessionNum: 7, Phase: record.PhaseWarmup, StartNS: 10, EndNS: 20,
 			Error: &record.Error{Code: 503, Type: "Service Unavailable", Message: "<busy> \x01 \"now\""}},
 		{RequestNum: 2, SessionNum: 8, Phase: record.PhaseProfiling, StartNS: 10, EndNS: 30,
 			Error:     &record.Error{Code: 499, Type: "RequestCancellationError", Message: "Request was cancelled after 0.500 seconds"},
 			Cancelled: true, CancelledNS: 30},
+		{RequestNum: 3, SessionNum: 9, Phase: record.PhaseProfiling, StartNS: 40, AckNS: 41, EndNS: 50}, // a whole body
 	}
 	vals := []metrics.RecordValue{
 		{Tag: "output_sequence_length", Unit: "tokens", Value: 1 << 40, Int: true},
@@ -150,13 +152,19 @@ func TestRecordWriterRoundTrip(t *testing.T) {
 			}
 			return wall(ns)
 		}
+		ack := func(rec *record.Record) *int64 { // 0.8: streams only
+			if !rec.Streaming {
+				return nil
+			}
+			return optWall(rec.AckNS)
+		}
 		for _, c := range []struct {
 			name      string
 			got, want *int64
 		}{
 			{"credit_issued_ns", m.CreditIssuedNS, optWall(rec.CreditIssuedNS)},
 			{"request_start_ns", m.RequestStartNS, wall(rec.StartNS)},
-			{"request_ack_ns", m.RequestAckNS, optWall(rec.AckNS)},
+			{"request_ack_ns", m.RequestAckNS, ack(rec)},
 			{"request_end_ns", m.RequestEndNS, wall(rec.EndNS)},
 		} {
 			if !reflect.DeepEqual(c.got, c.want) {
@@ -234,6 +242,34 @@ func BenchmarkRecordWriter(b *testing.B) {
 	for b.Loop() {
 		if err := rw.Write(rec, vals); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestRecordWriterAckBySchema checks a whole (non-streaming) body's ack
+// time: AIPerf 0.13 (schema 1.4) writes when its headers arrived, AIPerf
+// 0.8 (schema 1.0) null.
+func TestRecordWriterAckBySchema(t *testing.T) {
+	clock := record.NewClockAt(testOrigin)
+	rec := &record.Record{Phase: record.PhaseProfiling, StartNS: 40, AckNS: 41, EndNS: 50}
+	for _, tc := range []struct {
+		schema string
+		want   string
+	}{
+		{Schema10, `"request_ack_ns":null,`},
+		{Schema14, `"request_ack_ns":` + strconv.FormatInt(clock.Wall(41), 10) + `,`},
+	} {
+		var buf bytes.Buffer
+		rw := NewRecordWriter(&buf, clock)
+		rw.Schema = tc.schema
+		if err := rw.Write(rec, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := rw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), tc.want) {
+			t.Errorf("schema %s: %s\nwant it to contain %s", tc.schema, buf.String(), tc.want)
 		}
 	}
 }

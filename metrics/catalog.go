@@ -88,12 +88,14 @@ type Metric struct {
 // metrics need SLOs, usage-diff metrics need client-side token counts,
 // HTTP-trace metrics need cfg.HTTPTrace, video output metrics need
 // cfg.ProducesVideo, AIPerf 0.13's additions need cfg.Schema14, and the audio, image and video input metrics are
-// never enabled here.
+// never enabled here. One exception: AIPerf 0.13 writes
+// output_sequence_length (0) for endpoints that produce no tokens too, so a
+// cfg.Schema14 run has it without cfg.ProducesTokens.
 func (m *Metric) Enabled(cfg *Config) bool {
 	f := m.Flags
 	switch {
 	case f.Has(FlagStreamingOnly) && !cfg.Streaming,
-		f.Has(FlagProducesTokensOnly) && !cfg.ProducesTokens,
+		f.Has(FlagProducesTokensOnly) && !cfg.ProducesTokens && !(cfg.Schema14 && m.Tag == "output_sequence_length"),
 		f.Has(FlagTokenizesInputOnly) && !cfg.TokenizesInput,
 		f.Has(FlagGoodput) && len(cfg.Goodput) == 0,
 		f.Has(FlagUsageDiffOnly) && cfg.UseServerTokenCount,

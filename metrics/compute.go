@@ -125,6 +125,10 @@ func (c *calc) valid(cfg *Config, en *enabledSet, rec *record.Record) {
 
 	if cfg.ProducesTokens {
 		c.tokens(cfg, en, rec)
+	} else if en[idOSL] && len(rs) > 0 {
+		// AIPerf 0.13 tokenizes a parsed response of an endpoint that
+		// produces no tokens (embeddings, rankings) as "": an OSL of 0.
+		c.set(idOSL, 0)
 	}
 	osl, hasOSL := c.get(idOSL)
 	if en[idITL] && hasOSL && osl >= 2 && hasLat && hasTTFT {

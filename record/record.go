@@ -94,7 +94,7 @@ type Record struct {
 	CreditIssuedNS int64
 	// StartNS is taken immediately before the request is written.
 	StartNS int64
-	// AckNS is when the response headers arrived (streaming only), else 0.
+	// AckNS is when the headers of a successful response arrived, else 0.
 	AckNS int64
 	// EndNS is the time of the last response, or of the error.
 	EndNS int64
@@ -109,6 +109,11 @@ type Record struct {
 	// InputTokens is the client-side input sequence length of the payload's
 	// texts, or -1 when unknown.
 	InputTokens int
+	// InputText, when not empty, is the text whose count replaces
+	// InputTokens before the record's metrics are computed: a later turn's
+	// whole conversation (see runner's finishTurn), counted off the send
+	// path.
+	InputText string
 	// RequestedOutputTokens is the max tokens value sent, or 0 when none.
 	RequestedOutputTokens int
 

@@ -195,13 +195,16 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 		s.fail(rec, resp.StatusCode, http.StatusText(resp.StatusCode), strings.TrimSpace(string(msg)))
 		return
 	}
+	// Headers are in and the status is a success: stamp the ack before any
+	// of the body is read, streamed or whole, as AIPerf 0.13 does (1.0's
+	// record export leaves it out for whole bodies, as 0.8 did).
+	rec.AckNS = s.clock.Now()
 	streamed := isEventStream(resp.Header.Get("Content-Type"))
 	framed := s.aws != nil && isAWSEventStream(resp.Header.Get("Content-Type"))
 	// The body outlives the headers and the request, which a stream would
 	// otherwise keep for its whole length (10,000 streams: ~10 MB).
 	resp.Header, resp.Request = nil, nil
 	if streamed || framed {
-		rec.AckNS = s.clock.Now()
 		rec.Streaming = true
 		if framed {
 			s.readEventStream(ctx, rec, body)

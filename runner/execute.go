@@ -81,6 +81,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		}
 	}
 	pipe := startPipeline(computeWorkers(), func(rec *record.Record) []metrics.RecordValue {
+		countInput(r.mcfg.Tokenizer, rec)
 		return metrics.Compute(r.mcfg, rec)
 	}, consume)
 

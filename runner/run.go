@@ -288,6 +288,7 @@ func (r *run) newRecord(spec *phaseSpec, c credit, s *session) *record.Record {
 		URLIndex:              s.url,
 		CreditIssuedNS:        c.intended,
 		InputTokens:           turn.InputTokens,
+		InputText:             s.historyInput(), // counted by the compute workers
 		RequestedOutputTokens: turn.MaxTokens,
 	}
 }

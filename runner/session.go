@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/aiperf-go/aiperf/dataset"
 	"github.com/aiperf-go/aiperf/endpoint"
 	"github.com/aiperf-go/aiperf/record"
+	"github.com/aiperf-go/aiperf/tokenizer"
 )
 
 // session is one conversation being replayed. Its turns go out in order,
@@ -31,6 +33,9 @@ type session struct {
 	// history holds the chat messages of the turns sent so far (user turn,
 	// then the live assistant reply) when the conversation accumulates.
 	history []json.RawMessage
+	// historyTexts holds the texts of history's messages in order, kept
+	// when the run counts a turn's input with its history (countsHistory).
+	historyTexts []string
 	// lastEnd is when the previous turn finished (monotonic ns); 0 before
 	// the first turn.
 	lastEnd int64
@@ -112,12 +117,50 @@ func (r *run) finishTurn(s *session, rec *record.Record) {
 		s.lastEnd = rec.EndNS
 	}
 	if r.accumulates(s.conv) {
+		counts := r.countsHistory()
 		s.history = append(s.history, r.ep.UserMessage(t))
+		if counts {
+			s.historyTexts = append(s.historyTexts, t.Resolved().Texts...)
+		}
 		if s.c.ContextMode != dataset.DeltasWithResponses {
-			s.history = append(s.history, endpoint.AssistantMessage(replyText(rec)))
+			reply := replyText(rec)
+			s.history = append(s.history, endpoint.AssistantMessage(reply))
+			if counts {
+				s.historyTexts = append(s.historyTexts, reply)
+			}
 		}
 	}
 	s.turn++
+}
+
+// countsHistory reports whether a later turn's input_sequence_length counts
+// the conversation history it carries, as AIPerf 0.13 (schema 1.4) does: it
+// tokenizes the texts of every message of the body sent (earlier user turns
+// and replies, then the turn's own), joined with " ". Schema 1.0 keeps
+// AIPerf 0.8's count of the turn's own texts, and server token counts need
+// neither.
+func (r *run) countsHistory() bool {
+	return r.mcfg.Schema14 && !r.mcfg.UseServerTokenCount && r.mcfg.Tokenizer != nil
+}
+
+// historyInput returns the text whose count is the input_sequence_length of
+// the session's next turn when that turn carries history (countsHistory),
+// else "".
+func (s *session) historyInput() string {
+	if len(s.historyTexts) == 0 {
+		return ""
+	}
+	texts := append(slices.Clip(s.historyTexts), s.nextTurn().Resolved().Texts...)
+	return strings.Join(texts, " ")
+}
+
+// countInput counts a record's InputText (historyInput) into its
+// InputTokens and drops the text. The compute workers call it, so that a
+// long conversation's count does not delay the sends.
+func countInput(tok tokenizer.Tokenizer, rec *record.Record) {
+	if rec.InputText != "" {
+		rec.InputTokens, rec.InputText = tok.Count(rec.InputText), ""
+	}
 }
 
 // replyText is the assistant text of a response: every chunk's text joined.

@@ -50,18 +50,11 @@ type compatDiff struct {
 var compatKept = []compatDiff{
 	{"*/only ours: run_validity", "our verdict on the run (too few requests, too many errors); 0.13 has none, and readers ignore unknown members"},
 	{"*/value: input_config.datasets[].entries", "0.13 makes --request-count N generate N prompts when --num-dataset-entries is not given; we keep 100, so the prompts a run sends do not depend on its length"},
-	{"*/only 0.13: record.metadata.request_ack_ns", "open: 0.13 records the first response byte of non-streaming requests too; our non-streaming clients do not take that time"},
-	{"embeddings/only 0.13: output_sequence_length", "open: 0.13 counts an embedding response's output as output_sequence_length (0); we leave it out, as there is no generated text"},
-	{"embeddings/only 0.13: record.metrics.output_sequence_length", "open: as above, per record"},
 	{"embeddings/only ours: *usage_prompt_tokens*", "we read usage.prompt_tokens from embedding responses too, and compare it with our count (summary and records); 0.13 does not"},
 	{"malformed/only ours: *", "we record a stream with a malformed event as a ResponseParseError (a failed request is a record); 0.13 skips the event and counts the request as a success, so only we have error metrics, error-adjusted metrics and error records here"},
 	{"malformed/value: *", "as above: the error types, counts, token totals and error_summary differ by those requests"},
 	{"malformed/timing: request_error_rate.avg", "as above"},
 	{"timeslices/only *: timeslices.timeslices[].is_complete", "both write is_complete (false) only on a last window clipped to the run's end, which a run has only when its last window holds a request start; that depends on timing"},
-	{"multi-turn/value: input_sequence_length.*", "open: 0.13's input_sequence_length of a later turn counts the conversation history sent with it (as the server's usage.prompt_tokens does); ours counts the new turn only"},
-	{"multi-turn/value: total_isl.avg", "open: as above"},
-	{"multi-turn/value: usage_discrepancy_count.avg", "open: as above: our turn-only count disagrees with the server's usage"},
-	{"multi-turn/timing: usage_prompt_tokens_diff_pct.avg", "open: as above"},
 }
 
 // compatScenario is one configuration both tools run against their own
