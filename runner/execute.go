@@ -335,7 +335,12 @@ func (r *run) writeTimeslices(ctx context.Context, arts *artifacts, acc *timesli
 	if err != nil {
 		return fmt.Errorf("timeslices: %w", err)
 	}
-	if err := export.WriteTimeslicesCSV(&csv, windows); err != nil {
+	if r.cfg.OutputSchema == export.Schema14 {
+		err = export.WriteTimeslicesCSV14(&csv, windows, r.clock.Wall)
+	} else {
+		err = export.WriteTimeslicesCSV(&csv, windows)
+	}
+	if err != nil {
 		return fmt.Errorf("timeslices: %w", err)
 	}
 	return errors.Join(arts.run.Put(ctx, jsonName, js.Bytes()), arts.run.Put(ctx, csvName, csv.Bytes()))
