@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/peterbourgon/ff/v4"
 	"github.com/peterbourgon/ff/v4/ffhelp"
@@ -54,7 +55,9 @@ func ExitCode(name string, err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	// The flag parser names the root command itself ("prog: parse args:
+	// …"); the message carries the name once.
+	fmt.Fprintf(stderr, "%s: %s\n", name, strings.TrimPrefix(err.Error(), name+": "))
 	var ue *UsageError
 	if errors.As(err, &ue) {
 		return 2
