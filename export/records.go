@@ -105,18 +105,7 @@ func (rw *RecordWriter) Write(rec *record.Record, vals []metrics.RecordValue) er
 	} else {
 		b = append(b, "null"...)
 	}
-	if rw.URLIndex {
-		b = append(b, `,"url_index":`...)
-		b = strconv.AppendInt(b, int64(rec.URLIndex), 10)
-	}
-
-	b = append(b, `},"metrics":{`...)
-	b = appendRecordMetrics(b, vals)
-	b = append(b, '}')
-	if rw.TraceData {
-		b = append(b, `,"trace_data":`...)
-		b = AppendTraceData(b, rec.HTTPTrace, rw.clock)
-	}
+	b = rw.appendMetadataEnd(b, rec, vals)
 	b = append(b, `,"error":`...)
 	if e := rec.Error; e == nil {
 		b = append(b, "null"...)
@@ -192,4 +181,22 @@ func (rw *RecordWriter) Flush() error {
 		return fmt.Errorf("flush records: %w", err)
 	}
 	return nil
+}
+
+// appendMetadataEnd ends a record's metadata (with url_index when the run
+// has several URLs) and appends its metrics and, with TraceData, its
+// trace_data: what every layout writes between the metadata and the error.
+func (rw *RecordWriter) appendMetadataEnd(b []byte, rec *record.Record, vals []metrics.RecordValue) []byte {
+	if rw.URLIndex {
+		b = append(b, `,"url_index":`...)
+		b = strconv.AppendInt(b, int64(rec.URLIndex), 10)
+	}
+	b = append(b, `},"metrics":{`...)
+	b = appendRecordMetrics(b, vals)
+	b = append(b, '}')
+	if rw.TraceData {
+		b = append(b, `,"trace_data":`...)
+		b = AppendTraceData(b, rec.HTTPTrace, rw.clock)
+	}
+	return b
 }

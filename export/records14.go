@@ -60,18 +60,7 @@ func (rw *RecordWriter) write14(rec *record.Record, vals []metrics.RecordValue) 
 	}
 	b = append(b, `,"context_overflow_skip":false,"agent_depth":0,"root_correlation_id":`...)
 	b = pyjson.AppendString(b, rec.XCorrelationID)
-	if rw.URLIndex {
-		b = append(b, `,"url_index":`...)
-		b = strconv.AppendInt(b, int64(rec.URLIndex), 10)
-	}
-
-	b = append(b, `},"metrics":{`...)
-	b = appendRecordMetrics(b, vals)
-	b = append(b, '}')
-	if rw.TraceData {
-		b = append(b, `,"trace_data":`...)
-		b = AppendTraceData(b, rec.HTTPTrace, rw.clock)
-	}
+	b = rw.appendMetadataEnd(b, rec, vals)
 	if rec.Error != nil {
 		b = append(b, `,"error":`...)
 		b = appendErrorDetails14(b, Error14(*rec.Error))

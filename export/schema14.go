@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/aiperf-go/aiperf/internal/pyjson"
 	"github.com/aiperf-go/aiperf/metrics"
@@ -88,21 +87,7 @@ func writeSummaryJSON14(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 	}
 	member("error_summary")
 	appendErrorSummary14(iw, s.Errors)
-	start, end := info.Start, info.End
-	if start.IsZero() && s.StartWallNS != 0 {
-		start = time.Unix(0, s.StartWallNS)
-	}
-	if end.IsZero() && s.EndWallNS != 0 {
-		end = time.Unix(0, s.EndWallNS)
-	}
-	if !start.IsZero() {
-		member("start_time")
-		iw.b = pyjson.AppendString(iw.b, pyDatetime(start, info.location()))
-	}
-	if !end.IsZero() {
-		member("end_time")
-		iw.b = pyjson.AppendString(iw.b, pyDatetime(end, info.location()))
-	}
+	appendRunTimes(iw, member, s, info)
 	for i := range s.Results {
 		r := &s.Results[i]
 		if declared[r.Tag] {

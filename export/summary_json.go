@@ -100,21 +100,7 @@ func WriteSummaryJSON(w io.Writer, s *metrics.Summary, info *RunInfo) error {
 	iw.b = strconv.AppendBool(iw.b, info.WasCancelled)
 	member("error_summary")
 	appendErrorSummary(iw, s.Errors)
-	start, end := info.Start, info.End
-	if start.IsZero() && s.StartWallNS != 0 {
-		start = time.Unix(0, s.StartWallNS)
-	}
-	if end.IsZero() && s.EndWallNS != 0 {
-		end = time.Unix(0, s.EndWallNS)
-	}
-	if !start.IsZero() {
-		member("start_time")
-		iw.b = pyjson.AppendString(iw.b, pyDatetime(start, info.location()))
-	}
-	if !end.IsZero() {
-		member("end_time")
-		iw.b = pyjson.AppendString(iw.b, pyDatetime(end, info.location()))
-	}
+	appendRunTimes(iw, member, s, info)
 
 	for i := range s.Results {
 		r := &s.Results[i]
@@ -235,4 +221,25 @@ func pyDatetime(t time.Time, loc *time.Location) string {
 		return lt.Format("2006-01-02T15:04:05")
 	}
 	return lt.Format("2006-01-02T15:04:05.000000")
+}
+
+// appendRunTimes writes the start_time and end_time members (member writes
+// a key): the run's own times, else the summary's first and last request,
+// each left out when unknown.
+func appendRunTimes(iw *indentWriter, member func(string), s *metrics.Summary, info *RunInfo) {
+	start, end := info.Start, info.End
+	if start.IsZero() && s.StartWallNS != 0 {
+		start = time.Unix(0, s.StartWallNS)
+	}
+	if end.IsZero() && s.EndWallNS != 0 {
+		end = time.Unix(0, s.EndWallNS)
+	}
+	if !start.IsZero() {
+		member("start_time")
+		iw.b = pyjson.AppendString(iw.b, pyDatetime(start, info.location()))
+	}
+	if !end.IsZero() {
+		member("end_time")
+		iw.b = pyjson.AppendString(iw.b, pyDatetime(end, info.location()))
+	}
 }
