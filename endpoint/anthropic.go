@@ -54,17 +54,8 @@ func (anthropic) Members(members []Member, t *dataset.Turn, c *Context, streamin
 		b = appendTextMessage(b, "user", c.UserContext)
 		n++
 	}
-	var err error
-	for i, h := range c.History {
-		if b, err = appendHistory(b, &n, h, &anthropicParts, false); err != nil {
-			return nil, fmt.Errorf("endpoint: history entry %d: %w", i, err)
-		}
-	}
-	if t.Messages != nil {
-		if b, err = appendItems(b, &n, t.Messages, true); err != nil {
-			return nil, fmt.Errorf("endpoint: turn messages: %w", err)
-		}
-	} else if b, err = appendPartsMessage(sep(b, n), t, &anthropicParts); err != nil {
+	b, err := appendConversation(b, &n, c.History, t, &anthropicParts, false)
+	if err != nil {
 		return nil, err
 	}
 	b = append(b, ']')

@@ -2,6 +2,7 @@ package endpoint
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 
 	"github.com/valyala/fastjson"
@@ -169,6 +170,32 @@ func openUsage(u *fastjson.Value) (*record.Usage, error) {
 		return nil, nil
 	}
 	return &r, nil
+}
+
+// appendConversation appends, as the next items of a list holding n, the
+// history entries (appendHistory) and then the turn's Messages items, or
+// else its own message rendered by r ({"role","content"}, with
+// "type":"message" added when tag, as for the history).
+func appendConversation(b []byte, n *int, history []json.RawMessage, t *dataset.Turn, r *partRenderer, tag bool) ([]byte, error) {
+	var err error
+	for i, h := range history {
+		if b, err = appendHistory(b, n, h, r, tag); err != nil {
+			return nil, fmt.Errorf("endpoint: history entry %d: %w", i, err)
+		}
+	}
+	if t.Messages != nil {
+		if b, err = appendItems(b, n, t.Messages, true); err != nil {
+			return nil, fmt.Errorf("endpoint: turn messages: %w", err)
+		}
+		return b, nil
+	}
+	if b, err = appendPartsMessage(sep(b, *n), t, r); err != nil {
+		return nil, err
+	}
+	if tag {
+		b = append(b[:len(b)-1], `,"type":"message"}`...)
+	}
+	return b, nil
 }
 
 // appendHistory appends history entry h (a chat message object of

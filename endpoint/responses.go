@@ -46,21 +46,9 @@ func (responses) Members(members []Member, t *dataset.Turn, c *Context, streamin
 		b = append(pyjson.AppendString(b, c.UserContext), '}')
 		n++
 	}
-	var err error
-	for i, h := range c.History {
-		if b, err = appendHistory(b, &n, h, &responsesParts, true); err != nil {
-			return nil, fmt.Errorf("endpoint: history entry %d: %w", i, err)
-		}
-	}
-	if t.Messages != nil {
-		if b, err = appendItems(b, &n, t.Messages, true); err != nil {
-			return nil, fmt.Errorf("endpoint: turn messages: %w", err)
-		}
-	} else {
-		if b, err = appendPartsMessage(sep(b, n), t, &responsesParts); err != nil {
-			return nil, err
-		}
-		b = append(b[:len(b)-1], `,"type":"message"}`...)
+	b, err := appendConversation(b, &n, c.History, t, &responsesParts, true)
+	if err != nil {
+		return nil, err
 	}
 	b = append(b, ']')
 	members = append(members, Member{"input", b})
