@@ -99,24 +99,10 @@ func (s *Server) serveImages(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, b)
 		return
 	}
-	h := w.Header()
-	h["Content-Type"] = sseType
-	h["Cache-Control"] = noCache
-	f, _ := w.(http.Flusher)
-	out := &sse{w: w, f: f, rec: a.rec}
-	w.WriteHeader(http.StatusOK)
+	out := startSSE(w, a.rec)
 	for k := range events {
-		if !wt.until(r.Context(), s.done, a.arrival.Add(sched.nextDeadline())) {
+		if !s.awaitEvent(w, r, a, sched, out, &wt, k) {
 			return
-		}
-		if s.resetDue(w, a.rec, sched, k) {
-			return
-		}
-		if k == sched.malformedAt {
-			s.m.faults[faultMalformed].Add(1)
-			if !out.send(EventMalformed, 0, malformedEvent) {
-				return
-			}
 		}
 		var b []byte
 		if k < events-1 {

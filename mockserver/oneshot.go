@@ -2,9 +2,10 @@ package mockserver
 
 import "net/http"
 
-// One-shot answers: the non-streaming bodies of embeddings, rankings,
-// images, Solido and the like, due when their last event would be, with
-// the schedule's faults applied the same way for every route.
+// The answers of the routes outside the generation engine (embeddings,
+// rankings, images, Solido): one-shot bodies, due when their last event
+// would be, and event streams, with the schedule's faults applied the same
+// way for every route.
 
 // awaitOnce schedules a one-shot (non-streaming) answer to the admitted
 // request a: it applies the error fault at once, then waits for its TTFT
@@ -58,4 +59,35 @@ func (s *Server) resetDue(w http.ResponseWriter, rec *recorder, sched *schedule,
 		return true
 	}
 	return false
+}
+
+// startSSE starts an event-stream response: its headers, status 200, and
+// the writer of its events, each recorded in rec.
+func startSSE(w http.ResponseWriter, rec *recorder) *sse {
+	h := w.Header()
+	h["Content-Type"] = sseType
+	h["Cache-Control"] = noCache
+	f, _ := w.(http.Flusher)
+	w.WriteHeader(http.StatusOK)
+	return &sse{w: w, f: f, rec: rec}
+}
+
+// awaitEvent waits (with wt) until event k of a's stream is due under
+// sched, and applies the faults due before it: a reset, or a malformed
+// event sent first. It reports whether the caller should now send event
+// k; when false, the request is over.
+func (s *Server) awaitEvent(w http.ResponseWriter, r *http.Request, a admitted, sched *schedule, out *sse, wt *waiter, k int) bool {
+	if !wt.until(r.Context(), s.done, a.arrival.Add(sched.nextDeadline())) {
+		return false
+	}
+	if s.resetDue(w, a.rec, sched, k) {
+		return false
+	}
+	if k == sched.malformedAt {
+		s.m.faults[faultMalformed].Add(1)
+		if !out.send(EventMalformed, 0, malformedEvent) {
+			return false
+		}
+	}
+	return true
 }

@@ -41,12 +41,7 @@ func (e *sse) send(kind EventKind, tokens int, b []byte) bool {
 // finish reason, at the TTFT deadline.
 func (g *generation) stream(w http.ResponseWriter, r *http.Request) {
 	s := g.s
-	h := w.Header()
-	h["Content-Type"] = sseType
-	h["Cache-Control"] = noCache
-	f, _ := w.(http.Flusher)
-	out := &sse{w: w, f: f, rec: g.rec}
-	w.WriteHeader(http.StatusOK)
+	out := startSSE(w, g.rec)
 
 	hp, bp := eventPool.Get().(*[]byte), eventPool.Get().(*[]byte)
 	head := append((*hp)[:0], "data: "...)
