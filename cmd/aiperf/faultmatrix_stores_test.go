@@ -3,15 +3,12 @@
 package main
 
 import (
-	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/aiperf-go/aiperf/internal/minioproc"
 )
 
 // fmStore is a store of the fault matrix that the test can take down and
@@ -79,82 +76,17 @@ func (s *fmDirStore) prepare(t *testing.T, cell string) {
 	}
 }
 
-// fmMinIO is a MinIO server of this test's own (never the shared one
-// `make integration` starts), on a free port, so that it can be stopped
-// and started again.
-type fmMinIO struct {
-	bin, data string
-	port      int
-	cmd       *exec.Cmd
-}
+// fmMinIO is the s3 store of the matrix: a private MinIO (never the
+// shared one `make integration` starts), so that it can be stopped and
+// started again.
+type fmMinIO struct{ *minioproc.Server }
 
-// newMinIO starts a private MinIO with a bucket "aiperf" from
-// AIPERF_TEST_MINIO_BIN (scripts/emulators.sh env).
-func newMinIO(t *testing.T) *fmMinIO {
-	t.Helper()
-	bin := os.Getenv("AIPERF_TEST_MINIO_BIN")
-	if bin == "" {
-		if os.Getenv("AIPERF_TEST_REQUIRE_STORES") != "" {
-			t.Fatal("AIPERF_TEST_MINIO_BIN is not set: start the servers with scripts/emulators.sh")
-		}
-		t.Skip("AIPERF_TEST_MINIO_BIN not set (scripts/emulators.sh env)")
-	}
-	if os.Getenv("AWS_ACCESS_KEY_ID") == "" || os.Getenv("AWS_SECRET_ACCESS_KEY") == "" {
-		t.Fatal("AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY are not set (scripts/emulators.sh env)")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	m := &fmMinIO{bin: bin, data: t.TempDir(), port: port}
-	if err := os.Mkdir(filepath.Join(m.data, "aiperf"), 0o755); err != nil { // the bucket
-		t.Fatal(err)
-	}
-	m.up(t)
-	t.Cleanup(m.stop)
-	return m
-}
+// newMinIO starts a private MinIO with a bucket "aiperf".
+func newMinIO(t *testing.T) *fmMinIO { return &fmMinIO{minioproc.Start(t)} }
 
-func (m *fmMinIO) name() string { return "s3" }
-
-func (m *fmMinIO) url(cell string) string {
-	return fmt.Sprintf("s3://aiperf?endpoint=http://127.0.0.1:%d&use_path_style=true&region=us-east-1&prefix=%s/", m.port, cell)
-}
-
-// up starts the server (if stopped) and waits until it is ready.
-func (m *fmMinIO) up(t *testing.T) {
-	if m.cmd != nil {
-		return
-	}
-	m.cmd = exec.Command(m.bin, "server", m.data, "--address", fmt.Sprintf("127.0.0.1:%d", m.port),
-		"--console-address", "127.0.0.1:0", "--quiet")
-	m.cmd.Env = append(os.Environ(), "MINIO_ROOT_USER="+os.Getenv("AWS_ACCESS_KEY_ID"),
-		"MINIO_ROOT_PASSWORD="+os.Getenv("AWS_SECRET_ACCESS_KEY"), "MINIO_UPDATE=off")
-	if err := m.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ready := fmt.Sprintf("http://127.0.0.1:%d/minio/health/ready", m.port)
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); {
-		if resp, err := http.Get(ready); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatal("minio did not become ready in 60 s")
-}
+func (m *fmMinIO) name() string           { return "s3" }
+func (m *fmMinIO) url(cell string) string { return m.URL(cell) }
+func (m *fmMinIO) up(t *testing.T)        { m.Up(t) }
 
 // down kills the server: connections are refused until up.
-func (m *fmMinIO) down(*testing.T) { m.stop() }
-
-func (m *fmMinIO) stop() {
-	if m.cmd != nil && m.cmd.Process != nil {
-		_ = m.cmd.Process.Kill()
-		_ = m.cmd.Wait()
-	}
-	m.cmd = nil
-}
+func (m *fmMinIO) down(*testing.T) { m.Down() }
