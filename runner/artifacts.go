@@ -83,6 +83,9 @@ type artifacts struct {
 	inputsSHA256 string
 	// spoolRemoved is set once the spool is gone (see finish and close).
 	spoolRemoved bool
+	// manifestLost is set when finish could not store the manifest: the
+	// spool is then kept, so that `aiperf recover` writes it.
+	manifestLost bool
 }
 
 // recordStream is a sink stream of JSONL records and the name of the file

@@ -99,6 +99,7 @@ func (a *artifacts) finish(ctx context.Context, s *metrics.Summary, info *export
 	m.Host = sink.HostFacts()
 	if merr := a.run.WriteManifest(ctx, m); merr != nil {
 		err = errors.Join(err, merr)
+		a.manifestLost = true
 	}
 	// A shard is one writer of a group's run: no "latest run" links.
 	if a.store.LocalDir != "" && err == nil && !a.cfg.Sharded() {
@@ -199,9 +200,9 @@ const closeLogTimeout = 2 * time.Second
 // the store, which puts their sealed records in the spool; then, if no
 // segment waits there, the log is stored when it was not (bounded by
 // closeLogTimeout; not at all with --shutdown-grace 0) and the spool is
-// removed. A spool holding undelivered segments is kept for `aiperf
-// recover`: the error names it and its files, unless finish's error
-// already did.
+// removed. A spool holding undelivered segments, or the run whose
+// manifest finish could not store, is kept for `aiperf recover`: the error
+// names it (and its files, unless finish's error already did).
 func (a *artifacts) close() error {
 	defer a.store.Close()
 	if a.spoolRemoved {
@@ -232,9 +233,13 @@ func (a *artifacts) close() error {
 		}
 	}
 	files, err := sink.SpooledSegments(a.spool)
-	if err == nil && len(files) == 0 {
+	if err == nil && len(files) == 0 && !a.manifestLost {
 		a.spoolRemoved = sink.RemoveSpool(a.spool) == nil
 		return nil
+	}
+	sink.LeaveSpool(a.spool) // for `aiperf recover`, in this process too
+	if err == nil && len(files) == 0 {
+		return fmt.Errorf("the manifest was not stored; the run's local spool %s is kept for `aiperf recover`, which writes it", a.spool)
 	}
 	if finished {
 		return nil // finish's error named what it could not store

@@ -242,6 +242,11 @@ func writeSync(path string, write func(*os.File) error) error {
 	return nil
 }
 
+// LeaveSpool gives up this process's lock on a spool it leaves behind for
+// Recover (a run that ends with something undelivered), so that a later
+// recovery in the same process, or another, may take it.
+func LeaveSpool(dir string) { releaseSpool(dir) }
+
 // releaseSpool gives up this process's lock on a spool, as its death would
 // (tests use it to stand in for a killed process), or before the spool is
 // removed.
