@@ -218,8 +218,8 @@ type Config struct {
 	ProfileExportPrefix string
 	ExportLevel         string // summary | records | raw
 	// OutputSchema is the layout of the artifact files (--output-schema):
-	// "1.0", AIPerf 0.8's, byte for byte, or "1.4", AIPerf 0.13's (issue
-	// 17; being built: the default stays 1.0 until it is complete).
+	// "1.4" (the default), AIPerf 0.13's, or "1.0", AIPerf 0.8's, byte for
+	// byte.
 	OutputSchema string
 
 	// Storage of records while the run goes on (see docs/storage.md).
@@ -306,7 +306,7 @@ func Defaults() Config {
 		GracePeriod:                       30 * time.Second,
 		ArtifactDir:                       "artifacts",
 		ExportLevel:                       "records",
-		OutputSchema:                      "1.0",
+		OutputSchema:                      "1.4",
 		SegmentInterval:                   10 * time.Second,
 		SegmentRecords:                    10000,
 		UploadGrace:                       5 * time.Minute,
