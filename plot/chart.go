@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"image/color"
 	"io"
 
 	gonumplot "gonum.org/v1/plot"
@@ -14,6 +15,9 @@ import (
 type Chart struct {
 	Plot   *gonumplot.Plot
 	Legend gonumplot.Legend
+	// Background, when set, fills the whole canvas (legend included)
+	// before drawing; nil leaves it as the format starts it.
+	Background color.Color
 }
 
 // WriterTo draws the chart on a canvas of height h and width w plus the
@@ -27,6 +31,7 @@ func (c *Chart) WriterTo(w, h vg.Length, format string) (io.WriterTo, error) {
 		return nil, err
 	}
 	dc := draw.New(canvas)
+	fillBackground(dc, c.Background)
 	plotArea := dc
 	plotArea.Max.X = dc.Min.X + w
 	c.Plot.Draw(plotArea)
@@ -37,4 +42,13 @@ func (c *Chart) WriterTo(w, h vg.Length, format string) (io.WriterTo, error) {
 	legend.Top, legend.Left = true, true
 	legend.Draw(legendArea)
 	return canvas, nil
+}
+
+// fillBackground paints the whole canvas bg; nil paints nothing.
+func fillBackground(dc draw.Canvas, bg color.Color) {
+	if bg == nil {
+		return
+	}
+	dc.SetColor(bg)
+	dc.Fill(dc.Rectangle.Path())
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"image/color"
 	"io"
 	"maps"
 	"math"
@@ -34,6 +35,9 @@ type GPUSample struct {
 // draws itself as a *gonumplot.Plot does.
 type Figure struct {
 	Panels []*gonumplot.Plot
+	// Background, when set, fills the whole canvas, the padding between
+	// panels included; nil leaves it as the format starts it.
+	Background color.Color
 }
 
 // WriterTo draws the panels one above the other on a canvas of width w
@@ -55,7 +59,9 @@ func (f *Figure) WriterTo(w, h vg.Length, format string) (io.WriterTo, error) {
 	for i, p := range f.Panels {
 		plots[i] = []*gonumplot.Plot{p}
 	}
-	canvases := gonumplot.Align(plots, tiles, draw.New(c))
+	dc := draw.New(c)
+	fillBackground(dc, f.Background)
+	canvases := gonumplot.Align(plots, tiles, dc)
 	for i, p := range f.Panels {
 		p.Draw(canvases[i][0])
 	}

@@ -25,6 +25,10 @@ type Options struct {
 	// runs it holds for ("" keeps every run); anything but one predicate
 	// is ErrWhere.
 	Where string
+	// Theme is the look of the charts and report.html: "" or ThemeLight,
+	// or ThemeDark (light ink on a dark ground); anything else is
+	// ErrTheme.
+	Theme string
 }
 
 func (o Options) labelKey() (string, bool) {
@@ -33,6 +37,9 @@ func (o Options) labelKey() (string, bool) {
 
 // check returns ErrGroupBy for an invalid GroupBy.
 func (o Options) check() error {
+	if _, err := parseTheme(o.Theme); err != nil {
+		return err
+	}
 	switch o.GroupBy {
 	case "", "model":
 		return nil

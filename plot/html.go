@@ -20,6 +20,10 @@ type report struct {
 	Data *pageData
 	// ChartJS and App are the inlined scripts.
 	ChartJS, App template.JS
+	// Style and ChartDefaults are the theme's extra CSS and Chart.js
+	// settings, "" for the light theme.
+	Style         template.CSS
+	ChartDefaults template.JS
 }
 
 // runRow is one line of the page's run table.
@@ -124,6 +128,9 @@ figure svg { max-width: 100%; height: auto; }
 #aiperf-tooltip { position: absolute; z-index: 10; pointer-events: none; background: #fff; border: 1px solid #888;
   border-radius: 4px; padding: 0.3rem 0.5rem; font-size: 0.8rem; box-shadow: 0 2px 6px rgba(0,0,0,.2); max-width: 26rem; }
 #aiperf-tooltip .tip-run { font-weight: bold; }
+{{- with .Style}}
+{{.}}
+{{- end}}
 </style>
 </head>
 <body>
@@ -168,6 +175,9 @@ click a legend entry to hide its group.</p>
 {{- end}}
 {{- if .Data}}
 <script>{{.ChartJS}}</script>
+{{- with .ChartDefaults}}
+<script>{{.}}</script>
+{{- end}}
 <script>window.AIPERF_DATA = {{.Data}};</script>
 <script>{{.App}}</script>
 {{- end}}

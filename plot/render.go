@@ -47,8 +47,9 @@ const (
 // pareto-throughput-per-gpu-vs-interactivity.*); a run with GPU telemetry
 // adds <run>-gpu.* (GPUOverTime). A named run missing from db is
 // ErrRunNotFound; an invalid o.GroupBy is ErrGroupBy, an invalid o.Where
-// ErrWhere. Render blocks until everything is written; files already in
-// dir are overwritten.
+// ErrWhere, an invalid o.Theme ErrTheme. o.Theme dark draws every chart
+// and the page with light ink on a dark ground. Render blocks until
+// everything is written; files already in dir are overwritten.
 func Render(ctx context.Context, db *sql.DB, dir string, runIDs []string, o Options) ([]string, error) {
 	if err := o.check(); err != nil {
 		return nil, err
@@ -79,8 +80,10 @@ func Render(ctx context.Context, db *sql.DB, dir string, runIDs []string, o Opti
 		return nil, fmt.Errorf("render: %w", err)
 	}
 
-	w := &writer{dir: dir}
+	th, _ := parseTheme(o.Theme) // checked above
+	w := &writer{dir: dir, theme: th}
 	rep := report{Title: "aiperf-go benchmark report", Group: o.groupName(), Where: strings.TrimSpace(o.Where),
+		Style: th.pageStyle(), ChartDefaults: th.chartJSDefaults(),
 		Runs: runRows(runs, points), Data: newPageData(runs), ChartJS: script("chart.umd.min.js"), App: script("report.js")}
 	front := section{Heading: "Per-user and per-GPU throughput"}
 	if len(runs) == 0 {
@@ -181,6 +184,7 @@ func (w *writer) addGPUChart(ctx context.Context, db *sql.DB, s *section, runID,
 // the first error.
 type writer struct {
 	dir   string
+	theme theme
 	paths []string
 	err   error
 }
@@ -209,6 +213,7 @@ func (w *writer) addFiles(s *section, base string, p chartDrawer, perr error) []
 		s.Notes = append(s.Notes, perr.Error())
 		return nil
 	}
+	w.theme.apply(p)
 	var svg []byte
 	for _, format := range []string{"png", "svg"} {
 		wt, err := p.WriterTo(chartWidth, chartHeight, format)
