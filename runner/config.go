@@ -211,6 +211,20 @@ type Config struct {
 	SetConsistentSeed                 bool
 	ConcurrencyList                   []int     // > 1 value: a sweep
 	RequestRateList                   []float64 // > 1 value: a sweep
+	// ISLList, OSLList, NumDatasetEntriesList and PromptBatchSizeList sweep
+	// --isl, --osl, --num-dataset-entries and --prompt-batch-size (> 1
+	// value). SweepType combines several lists: "grid" or "" (every
+	// combination) or "zip" (element-wise, equal lengths).
+	ISLList               []int
+	OSLList               []int
+	NumDatasetEntriesList []int
+	PromptBatchSizeList   []int
+	SweepType             string
+	// AnalyzeSweepType is set by `aiperf analyze`: GenAI-Perf's
+	// --sweep-type (concurrency, request_rate, input_sequence_length,
+	// num_dataset_entries or batch_size), which selects GenAI-Perf's
+	// artifact layout and summary CSV; "" for profile.
+	AnalyzeSweepType string
 
 	// Output.
 	ArtifactDir         string
