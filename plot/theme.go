@@ -31,6 +31,14 @@ type theme struct {
 // plot theme does.
 var darkTheme = theme{dark: true, background: color.RGBA{0x1e, 0x1e, 0x1e, 0xff}, ink: color.RGBA{0xe0, 0xe0, 0xe0, 0xff}}
 
+// CheckTheme returns an error wrapping ErrTheme for a name other than "",
+// ThemeLight and ThemeDark, so that a command can refuse it before any
+// work.
+func CheckTheme(name string) error {
+	_, err := parseTheme(name)
+	return err
+}
+
 // parseTheme returns the named theme; "" is light.
 func parseTheme(name string) (theme, error) {
 	switch name {
