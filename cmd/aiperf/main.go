@@ -105,6 +105,7 @@ func newRoot(given []string, stdout, stderr io.Writer) *ff.Command {
 			newAnalyzeTraceCommand(stdout, stderr),
 			newVersionCommand(stdout),
 			newRecoverCommand(stdout),
+			newPlotCommand(),
 		},
 	}
 }
