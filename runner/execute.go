@@ -174,11 +174,15 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	}
 	manifest := &sink.Manifest{
 		Status: status, Reason: reason, Start: r.clock.Origin(),
-		Tool:     sink.Tool{Name: "aiperf-go", Version: r.opts.Version, Commit: r.opts.Commit},
-		Config:   r.buildInputConfig(specs),
-		Labels:   r.cfg.LabelMap(),
-		Validity: res.Validity,
-		Shard:    r.shardInfo(),
+		Tool:           sink.Tool{Name: "aiperf-go", Version: r.opts.Version, Commit: r.opts.Commit},
+		Config:         r.buildInputConfig(specs),
+		Labels:         r.cfg.LabelMap(),
+		Validity:       res.Validity,
+		Shard:          r.shardInfo(),
+		ArtifactSchema: r.cfg.OutputSchema,
+	}
+	if s := r.profStart.Load(); s > 0 {
+		manifest.ProfilingStartNS = r.clock.Wall(s)
 	}
 	// A store that fails here (timeslices, telemetry) does not keep the
 	// records from being delivered, or spooled, by finish.

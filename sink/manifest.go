@@ -39,8 +39,18 @@ type Manifest struct {
 	Reason        string    `json:"reason,omitempty"`
 	Start         time.Time `json:"start_time"`
 	End           time.Time `json:"end_time"`
-	Tool          Tool      `json:"tool"`
-	Host          Host      `json:"host"`
+	// ProfilingStartNS is when the profiling phase began, wall-clock Unix
+	// ns on the records' clock (0, omitted, when it never began): the start
+	// of the observation window over which AIPerf 0.13's throughputs and
+	// sweep-line metrics are computed, which a run group's summary
+	// recomputed from its shards' records needs.
+	ProfilingStartNS int64 `json:"profiling_start_ns,omitempty"`
+	// ArtifactSchema is the layout of the run's artifact files
+	// (--output-schema: "1.0" or "1.4"); omitted by runs from before it
+	// was recorded, which wrote 1.0.
+	ArtifactSchema string `json:"artifact_schema,omitempty"`
+	Tool           Tool   `json:"tool"`
+	Host           Host   `json:"host"`
 	// Config is the effective configuration, secrets redacted.
 	Config any `json:"config"`
 	// Labels are the run's user-given key=value tags (--label); omitted
