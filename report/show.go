@@ -26,12 +26,21 @@ const ourTool = "aiperf-go"
 // stored summary alone. AIPerf 0.13's rows that the runner lacks
 // (aiperf013Rows, the error-adjusted latencies) are shown from the stored
 // summary, or computed from the records for runs of other tools.
+//
+// A run of schema 1.4 (its manifest's artifact_schema, else a stored
+// summary with a metric only that layout writes: see isSchema14), such as
+// aiperf-go's default --output-schema or a Python AIPerf 0.13 directory,
+// is shown as AIPerf 0.13's console: the metrics of metrics.Config.Schema14
+// in their console groups, the sweep-line results and effective latency
+// from the stored summary, and RunInfo.SchemaVersion "1.4". Other runs get
+// AIPerf 0.8's console.
 func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *export.RunInfo, error) {
 	var streaming bool
-	var endpointType, goodputSpec, toolName string
+	var endpointType, goodputSpec, toolName, artifactSchema string
 	err := db.QueryRowContext(ctx, `SELECT coalesce(streaming, false), coalesce(endpoint_type, 'chat'),
-		coalesce(json_extract_string(input_config, '$.goodput'), ''), coalesce(tool_name, '') FROM runs WHERE run_id = ?`, runID).
-		Scan(&streaming, &endpointType, &goodputSpec, &toolName)
+		coalesce(json_extract_string(input_config, '$.goodput'), ''), coalesce(tool_name, ''),
+		coalesce(json_extract_string(manifest, '$.artifact_schema'), '') FROM runs WHERE run_id = ?`, runID).
+		Scan(&streaming, &endpointType, &goodputSpec, &toolName, &artifactSchema)
 	if err == sql.ErrNoRows {
 		return nil, nil, fmt.Errorf("no run %q: see aiperf-report runs", runID)
 	}
@@ -50,7 +59,14 @@ func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *exp
 		_ = db.QueryRowContext(ctx, `SELECT count(good_request_count), coalesce(sum(good_request_count) FILTER (WHERE valid), 0)
 			FROM requests WHERE run_id = ?`, runID).Scan(&good, &goodSum)
 	}
-	cfg := &metrics.Config{Streaming: streaming, ProducesTokens: endpointType != "embeddings", TokenizesInput: true}
+	stored, err := storedMetrics(ctx, db, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	schema14 := isSchema14(artifactSchema, stored)
+	// A 1.4 run traced its requests' HTTP timings, as the runner does.
+	cfg := &metrics.Config{Streaming: streaming, ProducesTokens: endpointType != "embeddings", TokenizesInput: true,
+		Schema14: schema14, HTTPTrace: schema14}
 	title := "LLM Metrics"
 	if endpointType == "embeddings" {
 		title = "Embeddings Metrics"
@@ -87,7 +103,8 @@ func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *exp
 		if !ok {
 			continue
 		}
-		r.Header, r.Unit, r.DisplayOrder, r.Console = m.Header, m.DisplayUnit, m.DisplayOrder, m.Console(cfg)
+		r.Header, r.Unit, r.Console = m.Header, m.DisplayUnit, m.Console(cfg)
+		r.Group, r.DisplayOrder = m.ConsoleGroup(cfg)
 		totals[m.Tag] = r.Sum
 		s.Results = append(s.Results, r)
 	}
@@ -97,8 +114,9 @@ func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *exp
 		if !ok || !m.Exported() || !m.Enabled(cfg) {
 			return
 		}
-		s.Results = append(s.Results, metrics.Result{Tag: tag, Header: m.Header, Unit: m.DisplayUnit, Scalar: true,
-			Console: m.Console(cfg), DisplayOrder: m.DisplayOrder, Avg: v})
+		r := metrics.Result{Tag: tag, Header: m.Header, Unit: m.DisplayUnit, Scalar: true, Console: m.Console(cfg), Avg: v}
+		r.Group, r.DisplayOrder = m.ConsoleGroup(cfg)
+		s.Results = append(s.Results, r)
 	}
 	if s.Valid > 0 && duration > 0 {
 		scalar("request_count", float64(s.Valid))
@@ -125,13 +143,14 @@ func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *exp
 	if s.Failed > 0 {
 		scalar("error_request_count", float64(s.Failed))
 	}
-	stored, err := storedMetrics(ctx, db, runID)
-	if err != nil {
-		return nil, nil, err
-	}
 	applyStored(s, stored, cfg)
 	if err := addAIPerf013Rows(ctx, db, runID, s, stored, cfg, cols, toolName != ourTool); err != nil {
 		return nil, nil, err
+	}
+	info := &export.RunInfo{Title: title}
+	if schema14 {
+		placeSchema14(s, stored)
+		info.SchemaVersion = export.Schema14
 	}
 	sort.SliceStable(s.Results, func(i, j int) bool {
 		a, b := s.Results[i], s.Results[j]
@@ -146,7 +165,7 @@ func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *exp
 	_ = db.QueryRowContext(ctx, `SELECT coalesce(max(avg) FILTER (WHERE tag = 'usage_discrepancy_count'), 0),
 		coalesce(max(avg) FILTER (WHERE tag = 'osl_mismatch_count'), 0) FROM run_metrics WHERE run_id = ?`, runID).
 		Scan(intFloat(&s.UsageDiscrepancies), intFloat(&s.OSLMismatches))
-	return s, &export.RunInfo{Title: title}, nil
+	return s, info, nil
 }
 
 // requestColumns returns the column names of the requests table.

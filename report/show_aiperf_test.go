@@ -37,7 +37,8 @@ func consoleTableOf(out, title string) string {
 // sortAdjusted sorts the error-adjusted rows of a console table (each
 // with its continuation line) among their own places: AIPerf prints them
 // in the order its record arrays were first filled, which changes from run
-// to run; show prints them in adjustedTags order.
+// to run; show prints them in the runner's order (metrics.LookupResult14)
+// for a 1.4 run, in adjustedTags order for an older one.
 func sortAdjusted(table string) string {
 	lines := strings.Split(table, "\n")
 	var blocks []string
@@ -126,39 +127,79 @@ func showAIPerfDir(t *testing.T, fixture string, drop ...string) string {
 	return b.String()
 }
 
+// consoleTitles are the titles of AIPerf 0.13's metrics tables of an LLM
+// run.
+var consoleTitles = []string{"LLM Metrics: Effective", "LLM Metrics: Active", "LLM Metrics: Usage", "LLM Metrics"}
+
 // TestShowAIPerfRunAsItPrinted: show on a run that Python AIPerf 0.13
 // wrote (testdata/aiperf-0.13: 12 streaming requests against our mock
-// server, 2 failed, written by `aiperf profile` itself) prints the table
-// AIPerf printed: its own throughputs over its own window (not a
-// recomputation over the records' span, which gave a higher request
-// throughput), and its rows that aiperf-go's runner lacks (decode
-// duration, E2E output token throughput, input token throughput,
-// completed requests, error rate, the error-adjusted latencies). Without
-// the records (--export-level summary) the table is the same.
+// server, 2 failed, written by `aiperf profile` itself) prints the console
+// AIPerf printed, byte for byte: a summary of schema 1.4 gets AIPerf 0.13's
+// console (the error summary, the Effective, Active and Usage tables, the
+// metrics table, the prompt-cache hint), with its own throughputs over its
+// own window (not a recomputation over the records' span, which gave a
+// higher request throughput), its sweep-line metrics and effective latency
+// as it stored them, and its rows that aiperf-go's 1.0 runner lacks
+// (decode duration, E2E output token throughput, input token throughput,
+// completed requests, error rate, the error-adjusted latencies, in the
+// order this run printed them). Without the records (--export-level
+// summary) the tables are the same; the error summary, which only the
+// records give, is missing.
 func TestShowAIPerfRunAsItPrinted(t *testing.T) {
 	printed, err := os.ReadFile(filepath.Join("testdata", "aiperf-0.13", "profile_export_console.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := sortAdjusted(consoleTableOf(string(printed), "LLM Metrics"))
-	if want == "" {
-		t.Fatal("no LLM Metrics table in the fixture's console output")
+	if got := showAIPerfDir(t, "aiperf-0.13"); got != string(printed) {
+		t.Errorf("show differs from AIPerf's own console:\n--- show\n%s--- AIPerf\n%s", got, printed)
 	}
 	for name, drop := range map[string][]string{
-		"with records": nil,
 		"summary only": {"profile_export.jsonl"},
-		// A summary without AIPerf 0.13's rows (as AIPerf before 0.13
-		// wrote): they are computed from the records.
+		// A summary without AIPerf 0.13's rows of the metrics table (as
+		// AIPerf before 0.13 wrote): they are computed from the records.
 		"rows from records": {"summary:decode_duration", "summary:e2e_output_token_throughput",
 			"summary:input_token_throughput", "summary:completed_request_count", "summary:request_error_rate",
 			"summary:adj_time_to_first_token", "summary:adj_request_latency", "summary:adj_decode_duration",
 			"summary:adj_inter_token_latency"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			got := sortAdjusted(consoleTableOf(showAIPerfDir(t, "aiperf-0.13", drop...), "LLM Metrics"))
-			if got != want {
-				t.Errorf("show differs from AIPerf's own table:\n--- show\n%s--- AIPerf\n%s", got, want)
+			out := showAIPerfDir(t, "aiperf-0.13", drop...)
+			for _, title := range consoleTitles {
+				want := sortAdjusted(consoleTableOf(string(printed), title))
+				if want == "" {
+					t.Fatalf("no %s table in the fixture's console output", title)
+				}
+				if got := sortAdjusted(consoleTableOf(out, title)); got != want {
+					t.Errorf("show's %s differs from AIPerf's own table:\n--- show\n%s--- AIPerf\n%s", title, got, want)
+				}
 			}
 		})
+	}
+}
+
+// TestShowAIPerf08Layout: a summary without any metric of the 1.4 layout
+// (AIPerf before 0.13; here the 0.13 fixture without them) is shown in
+// AIPerf 0.8's console: one metrics table, errors after it, no Effective,
+// Active or Usage table.
+func TestShowAIPerf08Layout(t *testing.T) {
+	var drop []string
+	for _, tag := range []string{"completed_request_count", "request_error_rate", "input_token_throughput",
+		"effective_concurrency", "effective_decode_throughput", "effective_prefill_throughput",
+		"effective_decode_concurrency", "effective_prefill_concurrency", "effective_total_throughput",
+		"effective_decode_throughput_per_user", "effective_prefill_throughput_per_user", "tokens_in_flight",
+		"active_decode_throughput", "active_prefill_throughput", "active_decode_throughput_per_user",
+		"active_prefill_throughput_per_user", "active_total_throughput", "effective_latency"} {
+		drop = append(drop, "summary:"+tag)
+	}
+	out := showAIPerfDir(t, "aiperf-0.13", drop...)
+	metricsAt, errorsAt := strings.Index(out, "NVIDIA AIPerf | LLM Metrics"), strings.Index(out, "NVIDIA AIPerf | Error Summary")
+	if metricsAt < 0 || errorsAt < metricsAt {
+		t.Errorf("want the metrics table, then the error summary:\n%s", out)
+	}
+	for _, absent := range []string{"LLM Metrics: Effective", "LLM Metrics: Active", "LLM Metrics: Usage", "Usage Prompt Tokens",
+		"Effective Latency", "prompt-cache"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("0.8 console has %q:\n%s", absent, out)
+		}
 	}
 }

@@ -91,7 +91,10 @@ func applyStored(s *metrics.Summary, stored map[string]storedStat, cfg *metrics.
 			}
 			continue
 		}
-		s.Results = append(s.Results, st.result(m.Tag, m.Header, m.DisplayUnit, m.DisplayOrder, m.Console(cfg)))
+		group, order := m.ConsoleGroup(cfg)
+		r := st.result(m.Tag, m.Header, m.DisplayUnit, order, m.Console(cfg))
+		r.Group = group
+		s.Results = append(s.Results, r)
 	}
 	if st, ok := stored["request_count"]; ok && s.Valid == 0 && s.Failed == 0 {
 		s.Valid = int(st.Avg)

@@ -34,13 +34,22 @@ func benchmark(t *testing.T, dir string, ttft time.Duration) (string, string) {
 // benchmarkWith is benchmark with a --goodput spec.
 func benchmarkWith(t *testing.T, dir string, ttft time.Duration, goodput string) (string, string) {
 	t.Helper()
-	srv := mocktest.Start(t, mockserver.Config{TTFT: ttft, ITL: time.Millisecond, OutputTokens: 8})
+	return benchmarkRun(t, dir, mockserver.Config{TTFT: ttft, ITL: time.Millisecond, OutputTokens: 8},
+		func(cfg *runner.Config) { cfg.Goodput = goodput })
+}
+
+// benchmarkRun runs one real benchmark into dir against a mock configured
+// by mock, with the runner's configuration changed by set, and returns its
+// run id and console output.
+func benchmarkRun(t *testing.T, dir string, mock mockserver.Config, set func(*runner.Config)) (string, string) {
+	t.Helper()
+	srv := mocktest.Start(t, mock)
 	cfg := runner.Defaults()
 	cfg.Models, cfg.URL, cfg.UIType = []string{"mock-model"}, srv.URL(), "none"
 	cfg.ArtifactDir, cfg.ArtifactDirSet = dir, true
 	cfg.Streaming, cfg.Concurrency, cfg.RequestCount, cfg.ISLMean, cfg.OSLMean = true, 2, 20, 64, 8
 	cfg.RandomSeed, cfg.RandomSeedSet = 1, true
-	cfg.Goodput = goodput
+	set(&cfg)
 	var stdout bytes.Buffer
 	res, err := runner.Run(context.Background(), &cfg, runner.Options{Version: "test", Stdout: &stdout})
 	if err != nil {
@@ -172,18 +181,59 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// TestShowGoodput: show uses the run's own --goodput SLOs.
+// TestShowGoodput: show uses the run's own --goodput SLOs, and prints the
+// console of the run's --output-schema: AIPerf 0.13's (1.4, the default:
+// the error summary first, then the Effective, Active and Usage tables,
+// the metrics table with the error-adjusted rows last, and the
+// prompt-cache hint) or AIPerf 0.8's (1.0), as the runner printed it.
 func TestShowGoodput(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(t.TempDir(), "runs.duckdb")
-	id, out := benchmarkWith(t, dir, 20*time.Millisecond, "time_to_first_token:21")
-	if code, _, errs := reportCLI(t, "--db", db, "ingest", dir); code != 0 {
-		t.Fatal(errs)
+	const slo = "time_to_first_token:21"
+	tests := []struct {
+		name   string
+		schema string
+		errors float64
+		// want and wantNot are lines the table has or lacks, beside
+		// being the runner's.
+		want, wantNot []string
+	}{
+		{name: "1.4", want: []string{"NVIDIA AIPerf | LLM Metrics: Effective", "NVIDIA AIPerf | LLM Metrics: Active",
+			"NVIDIA AIPerf | LLM Metrics: Usage", "Effective Latency (CO-aware)", "Request Error Rate (%)",
+			"enable cache reporting"}, wantNot: []string{"Error Summary", "(error-adjusted)"}},
+		{name: "1.4 with errors", errors: 0.3, want: []string{"NVIDIA AIPerf | Error Summary",
+			"NVIDIA AIPerf | LLM Metrics: Effective", "Request Latency (error-adjusted)"}},
+		{name: "1.0", schema: "1.0", wantNot: []string{"LLM Metrics: Effective", "Request Error Rate", "enable cache reporting"}},
 	}
-	code, shown, errs := reportCLI(t, "--db", db, "show", id)
-	shown = showTable(shown)
-	if code != 0 || !strings.Contains(shown, "Goodput (requests/sec)") || shown != consoleTable(out) {
-		t.Fatalf("show with goodput (%d %s):\n%s\n---\n%s", code, errs, shown, consoleTable(out))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			db := filepath.Join(t.TempDir(), "runs.duckdb")
+			mock := mockserver.Config{TTFT: 20 * time.Millisecond, ITL: time.Millisecond, OutputTokens: 8,
+				ErrorRate: tt.errors, Seed: 5}
+			id, out := benchmarkRun(t, dir, mock, func(cfg *runner.Config) {
+				cfg.Goodput = slo
+				if tt.schema != "" {
+					cfg.OutputSchema = tt.schema
+				}
+			})
+			if code, _, errs := reportCLI(t, "--db", db, "ingest", dir); code != 0 {
+				t.Fatal(errs)
+			}
+			code, shown, errs := reportCLI(t, "--db", db, "show", id)
+			shown = showTable(shown)
+			if code != 0 || !strings.Contains(shown, "Goodput (requests/sec)") || shown != consoleTable(out) {
+				t.Fatalf("show with goodput (%d %s):\n%s\n---\n%s", code, errs, shown, consoleTable(out))
+			}
+			for _, line := range tt.want {
+				if !strings.Contains(shown, line) {
+					t.Errorf("show lacks %q:\n%s", line, shown)
+				}
+			}
+			for _, line := range tt.wantNot {
+				if strings.Contains(shown, line) {
+					t.Errorf("show has %q:\n%s", line, shown)
+				}
+			}
+		})
 	}
 }
 
