@@ -200,6 +200,9 @@ type Config struct {
 	// SliceDuration cuts the run into windows with their own metrics
 	// (--slice-duration, §3.5); 0: off.
 	SliceDuration time.Duration
+	// Stability is Perf Analyzer's stability mode (--measurement-interval,
+	// --stability-percentage; see stability.go).
+	Stability StabilityConfig
 
 	// Multi-run confidence (§2.4, §5.8) and sweeps: NumProfileRuns runs of
 	// the same benchmark (1..10) with a cooldown between them; a
@@ -394,14 +397,15 @@ func (c *Config) EffectiveConcurrency() int {
 
 // EffectiveRequestCount is the profiling request count: the configured one,
 // or, when no count, session count nor duration is given, max(10,
-// 2*concurrency). It is 0 for a run bound by duration or sessions only. A
+// 2*concurrency). It is 0 for a run bound by duration, sessions or
+// stability mode (Stability) only. A
 // fixed-schedule run sends every turn of its schedule unless a count is
 // given (see run.phaseSpecs).
 func (c *Config) EffectiveRequestCount() int {
 	if c.RequestCount > 0 {
 		return c.RequestCount
 	}
-	if c.BenchmarkDuration > 0 || c.NumSessions > 0 {
+	if c.BenchmarkDuration > 0 || c.NumSessions > 0 || c.Stability.Enabled() {
 		return 0
 	}
 	return max(10, 2*c.EffectiveConcurrency())

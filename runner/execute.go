@@ -59,6 +59,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		slices = timeslice.New(r.mcfg, r.cfg.SliceDuration, 0)
 	}
 	prog := newProgress(r.cfg, r.opts, &live, r.clock)
+	stab := newStabilityTracker(r.cfg.Stability, nil) // stops the sending once stable (stability.go)
 	consume := func(p processed) {
 		prog.observe(p.rec, p.vals)
 		if cur, _ := live.phase.Load().(record.Phase); p.rec.Phase == cur {
@@ -73,6 +74,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		valid.add(p.rec)
 		perURL.add(p.rec)
 		acc.Add(p.rec, p.vals)
+		stab.add(p, r.profStart.Load())
 		if slices != nil {
 			slices.Add(p.rec, p.vals)
 		}
@@ -98,6 +100,9 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	sendCtx, stopSending := context.WithCancelCause(ctx)
 	defer stopSending(nil)
 	failures := newFailureWindow(r.cfg.FailureWindow, r.clock, func() { stopSending(errTargetDown) })
+	if stab != nil {
+		stab.stop = func() { stopSending(errStable) }
+	}
 	for i, spec := range specs {
 		ph, stop := r.startPhase(sendCtx, spec, pipe, &live, &inflight{dropped: &dropped, cancelled: &cancelled}, prog, failures)
 		defer stop()
@@ -158,6 +163,12 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		acc.SetPhaseStart(s)
 	}
 	res.Summary = acc.Summary(r.clock)
+	if res.Stability = stab.finish(r.clock.Now()); res.Stability != nil {
+		r.logStability(res.Stability)
+		if s := stab.summary(r.mcfg, r.clock); s != nil {
+			res.Summary = s
+		}
+	}
 	u := processUsage()
 	res.Validity = valid.result(r.cfg, res.LatenessNS, elapsed, u.user+u.sys-startUsage.user-startUsage.sys)
 	if res.Validity.Degraded {
@@ -209,6 +220,9 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		return res, err
 	}
 	if r.opts.Stdout != nil {
+		if res.Stability != nil {
+			fmt.Fprintln(r.opts.Stdout, "Stability: "+res.Stability.String())
+		}
 		for _, line := range append(perURL.consoleLines(), res.Validity.consoleLines()...) {
 			fmt.Fprintln(r.opts.Stdout, line)
 		}

@@ -50,6 +50,7 @@ func (r *run) phaseSpecs() ([]*phaseSpec, error) {
 		prefill: cfg.PrefillConcurrency, concurrencyRamp: cfg.ConcurrencyRamp,
 		prefillRamp: cfg.PrefillConcurrencyRamp, rateRamp: cfg.RequestRateRamp,
 	}
+	cfg.stabilityBound(p)
 	if cfg.Mode() == ModeUserCentric && !cfg.GracePeriodSet {
 		p.grace = -1 // user-centric waits for every session by default (§5.3)
 	}

@@ -85,6 +85,9 @@ type Result struct {
 	// Verdict is the outcome of the --threshold gates, stored as
 	// verdict.json; nil without thresholds.
 	Verdict *verdict.Verdict
+	// Stability is the outcome of stability mode (Config.Stability); nil
+	// when it is off.
+	Stability *StabilityReport
 }
 
 // run holds the state shared by the phases of one benchmark.

@@ -168,6 +168,7 @@ func (c *Config) Validate() error {
 	p = append(p, c.inputProblems()...)
 	p = append(p, c.scheduleProblems()...)
 	p = append(p, c.loadProblems()...)
+	p = append(p, c.Stability.problems()...)
 	if len(p) > 0 {
 		return &ConfigError{Problems: p}
 	}
