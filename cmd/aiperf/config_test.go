@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/peterbourgon/ff/v4"
-	"github.com/peterbourgon/ff/v4/ffyaml"
 
 	"github.com/aiperf-go/aiperf/internal/command"
 	"github.com/aiperf-go/aiperf/runner"
@@ -22,7 +21,7 @@ func parseProfile(args []string) (*runner.Config, error) {
 	err := ff.Parse(fs, args,
 		ff.WithEnvVarPrefix("AIPERF"),
 		ff.WithConfigFileFlag("config"),
-		ff.WithConfigFileParser(ffyaml.Parse),
+		ff.WithConfigFileParser(configFileParser(args)),
 	)
 	if err != nil {
 		return nil, command.Usage(err)

@@ -14,7 +14,6 @@ import (
 	// Blob store drivers for --artifact-dir URLs (the runner opens plain
 	// paths itself).
 
-	"github.com/peterbourgon/ff/v4/ffyaml"
 	_ "gocloud.dev/blob/azureblob"
 	_ "gocloud.dev/blob/fileblob"
 	_ "gocloud.dev/blob/gcsblob"
@@ -86,7 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return command.Run(ctx, newRoot(given, stdout, stderr), args, stdout, stderr,
 		ff.WithEnvVarPrefix("AIPERF"),
 		ff.WithConfigFileFlag("config"),
-		ff.WithConfigFileParser(ffyaml.Parse),
+		ff.WithConfigFileParser(configFileParser(given)),
 	)
 }
 
@@ -103,9 +102,13 @@ func newRoot(given []string, stdout, stderr io.Writer) *ff.Command {
 			newProfileCommand(given, stdout, stderr),
 			newMockServerCommand(stdout, stderr),
 			newAnalyzeTraceCommand(stdout, stderr),
+			newSynthesizeCommand("synthesize", false, stdout),
+			newSynthesizeCommand("synthesize-trace", true, stdout),
 			newVersionCommand(stdout),
 			newRecoverCommand(stdout),
 			newPlotCommand(),
+			newConfigCommand(given, stdout, stderr),
+			newCreateTemplateCommand(stdout),
 		},
 	}
 }
