@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -59,8 +60,8 @@ func TestSingleTurnFile(t *testing.T) {
 
 	recs := readRecords(t, cfg.ArtifactDir)
 	// Records are written as their metrics are computed, on several
-	// goroutines: order them as they were sent.
-	slices.SortFunc(recs, func(a, b jsonRecord) int { return a.Metadata.RequestNum - b.Metadata.RequestNum })
+	// goroutines: order them as they were sent (one at a time, so by start).
+	slices.SortFunc(recs, func(a, b jsonRecord) int { return cmp.Compare(a.Metadata.RequestStartNS, b.Metadata.RequestStartNS) })
 	bodies := serverBodies(t, srv)
 	if len(recs) != 3 || len(bodies) != 3 {
 		t.Fatalf("%d records, %d requests, want 3", len(recs), len(bodies))

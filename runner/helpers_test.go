@@ -61,16 +61,21 @@ type jsonRecord struct {
 		TurnIndex      int    `json:"turn_index"`
 		SessionNum     int    `json:"session_num"`
 		WasCancelled   bool   `json:"was_cancelled"`
-		RequestNum     int    `json:"request_num"`
+		// CancellationNS is left out (nil) by schema 1.4 when unset.
+		CancellationNS *int64 `json:"cancellation_time_ns"`
+		// No request_num: schema 1.4 (the default) does not write it; see
+		// requestNums.
 	} `json:"metadata"`
 	Metrics map[string]struct {
 		Value json.RawMessage `json:"value"`
 		Unit  string          `json:"unit"`
 	} `json:"metrics"`
 	Error *struct {
-		Code    *int   `json:"code"`
-		Type    string `json:"type"`
-		Message string `json:"message"`
+		Code       *int     `json:"code"`
+		Type       string   `json:"type"`
+		Message    string   `json:"message"`
+		Cause      string   `json:"cause"`       // schema 1.4
+		CauseChain []string `json:"cause_chain"` // schema 1.4
 	} `json:"error"`
 }
 
@@ -113,6 +118,36 @@ func readRecords(t *testing.T, dir string) []jsonRecord {
 			t.Fatalf("bad jsonl line: %v\n%s", err, sc.Text())
 		}
 		out = append(out, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// requestNums maps each record's x_request_id to its request number (the
+// order the run numbered its sends), read from profile_export_raw.jsonl,
+// which runs with ExportLevel "raw" write under either schema: the 1.4
+// records, like AIPerf 0.13's, carry no request_num.
+func requestNums(t *testing.T, dir string) map[string]int {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "profile_export_raw.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]int{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var r struct {
+			RequestNum *int   `json:"request_num"`
+			XRequestID string `json:"x_request_id"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.RequestNum == nil {
+			t.Fatalf("bad raw line (%v): %s", err, sc.Text())
+		}
+		out[r.XRequestID] = *r.RequestNum
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -204,8 +205,8 @@ func TestRequestCountCutsSessions(t *testing.T) {
 		t.Fatalf("%d records, want 7", len(recs))
 	}
 	// Records are written as their metrics are computed, on several
-	// goroutines: order them as they were sent.
-	slices.SortFunc(recs, func(a, b jsonRecord) int { return a.Metadata.RequestNum - b.Metadata.RequestNum })
+	// goroutines: order them as they were sent (one at a time, so by start).
+	slices.SortFunc(recs, func(a, b jsonRecord) int { return cmp.Compare(a.Metadata.RequestStartNS, b.Metadata.RequestStartNS) })
 	var turns []int
 	for _, r := range recs {
 		turns = append(turns, r.Metadata.TurnIndex)

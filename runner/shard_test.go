@@ -53,11 +53,13 @@ type planned struct {
 }
 
 // sends reads the profiling sends of the run stored in dir, with the body
-// hashes of tap; zero is the schedule's start (the earliest intended time
-// when zero is nil).
+// hashes of tap and the request numbers of its raw export (the run needs
+// ExportLevel "raw": the default 1.4 records carry no request_num); zero is
+// the schedule's start (the earliest intended time when zero is nil).
 func sends(t *testing.T, dir string, tap *bodyTap, zero *time.Time) []planned {
 	t.Helper()
 	recs := readRecords(t, dir)
+	nums := requestNums(t, dir)
 	if len(recs) > 0 && zero == nil {
 		z := recs[0].Metadata.CreditIssuedNS
 		for _, r := range recs {
@@ -72,10 +74,14 @@ func sends(t *testing.T, dir string, tap *bodyTap, zero *time.Time) []planned {
 			t.Fatalf("request failed: %+v", r.Error)
 		}
 		m := r.Metadata
+		num, ok := nums[m.XRequestID]
+		if !ok {
+			t.Fatalf("record %s is not in the raw export", m.XRequestID)
+		}
 		tap.mu.Lock()
 		body := tap.hashes[m.XRequestID]
 		tap.mu.Unlock()
-		out = append(out, planned{session: m.SessionNum, turn: m.TurnIndex, request: m.RequestNum, conv: m.ConversationID,
+		out = append(out, planned{session: m.SessionNum, turn: m.TurnIndex, request: num, conv: m.ConversationID,
 			body: body, offset: time.Unix(0, m.CreditIssuedNS).Sub(*zero)})
 	}
 	slices.SortFunc(out, func(a, b planned) int {
@@ -181,6 +187,7 @@ func TestShardUnionIsThePlan(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testConfig(t, srv.URL())
 			tt.set(cfg)
+			cfg.ExportLevel = "raw" // for the request numbers (see sends)
 			tap := &bodyTap{hashes: map[string]string{}}
 			c := *cfg
 			c.ArtifactDir = t.TempDir()

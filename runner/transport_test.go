@@ -23,7 +23,7 @@ type urlRecord struct {
 	Metadata struct {
 		XRequestID     string `json:"x_request_id"`
 		XCorrelationID string `json:"x_correlation_id"`
-		RequestNum     int    `json:"request_num"`
+		SessionNum     int    `json:"session_num"`
 		TurnIndex      int    `json:"turn_index"`
 		URLIndex       *int   `json:"url_index"`
 	} `json:"metadata"`
@@ -85,15 +85,23 @@ func TestMultiURLRoundRobin(t *testing.T) {
 		!strings.Contains(console.String(), "[1] "+b.URL()+"/v1/chat/completions: 5 requests, 0 errors") {
 		t.Errorf("console lacks the per-URL counts:\n%s", console.String())
 	}
+	// One request per session, one at a time: session_num is the send
+	// order, and the URL alternates with it.
 	servers := []*mockserver.Server{a, b}
-	for _, r := range readURLRecords(t, cfg.ArtifactDir) {
+	recs := readURLRecords(t, cfg.ArtifactDir)
+	seen := map[int]bool{}
+	for _, r := range recs {
 		m := r.Metadata
-		if m.URLIndex == nil || *m.URLIndex != m.RequestNum%2 {
-			t.Fatalf("request %d: url_index %v, want %d", m.RequestNum, m.URLIndex, m.RequestNum%2)
+		seen[m.SessionNum] = true
+		if m.URLIndex == nil || *m.URLIndex != m.SessionNum%2 {
+			t.Fatalf("session %d: url_index %v, want %d", m.SessionNum, m.URLIndex, m.SessionNum%2)
 		}
 		if _, ok := servers[*m.URLIndex].Timeline(m.XRequestID); !ok {
-			t.Errorf("request %d: server %d never saw it", m.RequestNum, *m.URLIndex)
+			t.Errorf("session %d: server %d never saw it", m.SessionNum, *m.URLIndex)
 		}
+	}
+	if len(recs) != 10 || len(seen) != 10 {
+		t.Fatalf("%d records of %d sessions, want 10 of 10", len(recs), len(seen))
 	}
 	if na, nb := len(a.Timelines()), len(b.Timelines()); na != 5 || nb != 5 {
 		t.Fatalf("servers saw %d and %d requests, want 5 and 5", na, nb)
@@ -166,7 +174,7 @@ func TestMultiURLOneFailing(t *testing.T) {
 	}
 	for _, r := range readURLRecords(t, cfg.ArtifactDir) {
 		if failed := r.Error != nil; failed != (*r.Metadata.URLIndex == 1) {
-			t.Fatalf("request %d on url %d: error %+v", r.Metadata.RequestNum, *r.Metadata.URLIndex, r.Error)
+			t.Fatalf("request %s on url %d: error %+v", r.Metadata.XRequestID, *r.Metadata.URLIndex, r.Error)
 		}
 	}
 	got := readURLSummary(t, cfg.ArtifactDir)
