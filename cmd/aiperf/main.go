@@ -104,8 +104,6 @@ func newRoot(given []string, stdout, stderr io.Writer) *ff.Command {
 			newAnalyzeTraceCommand(stdout, stderr),
 			newSynthesizeCommand("synthesize", false, stdout),
 			newSynthesizeCommand("synthesize-trace", true, stdout),
-			newSynthesizeCommand("synthesize", false, stdout),
-			newSynthesizeCommand("synthesize-trace", true, stdout),
 			newVersionCommand(stdout),
 			newRecoverCommand(stdout),
 			newPlotCommand(),
