@@ -35,8 +35,9 @@ func pythonAIPerf(t *testing.T) string {
 // TestPythonAIPerfDirIngest runs Python AIPerf 0.13 itself against our
 // mock server (12 streaming requests, a quarter of them failing, its
 // builtin o200k tokenizer, offline) in the America/Los_Angeles zone, then
-// ingests the directory it wrote: show prints the table AIPerf printed
-// (its own throughputs and its rows aiperf-go's runner lacks), with and
+// ingests the directory it wrote: show prints the console AIPerf printed
+// (schema 1.4: its Effective, Active, Usage and metrics tables, with its
+// own throughputs, and, from the records, its error summary), with and
 // without the records, and the run's start is AIPerf's local start time
 // placed in its zone (as the records' wall clock shows), not read as UTC.
 func TestPythonAIPerfDirIngest(t *testing.T) {
@@ -58,9 +59,11 @@ func TestPythonAIPerfDirIngest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := sortAdjusted(llmTable(string(printed)))
-	if want == "" {
-		t.Fatalf("no LLM Metrics table in AIPerf's console:\n%s", printed)
+	titles := []string{"LLM Metrics: Effective", "LLM Metrics: Active", "LLM Metrics: Usage", "LLM Metrics"}
+	for _, title := range append(titles, "Error Summary") {
+		if consoleTable14(string(printed), title) == "" {
+			t.Fatalf("no %s table in AIPerf's console:\n%s", title, printed)
+		}
 	}
 
 	summaryOnly := filepath.Join(t.TempDir(), "summary-only")
@@ -72,6 +75,10 @@ func TestPythonAIPerfDirIngest(t *testing.T) {
 	}
 	for name, d := range map[string]string{"with records": dir, "summary only": summaryOnly} {
 		t.Run(name, func(t *testing.T) {
+			titles := titles
+			if d == dir { // the error summary comes from the records
+				titles = append(titles, "Error Summary")
+			}
 			db := filepath.Join(t.TempDir(), "runs.duckdb")
 			if code, out, errs := reportCLI(t, "--db", db, "ingest", d); code != 0 || !strings.Contains(out, "1 loaded") {
 				t.Fatalf("ingest: %d %s %s", code, out, errs)
@@ -104,8 +111,11 @@ func TestPythonAIPerfDirIngest(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("show: %d %s", code, errs)
 			}
-			if got := sortAdjusted(llmTable(out)); got != want {
-				t.Errorf("show differs from AIPerf's own table:\n--- show\n%s--- AIPerf\n%s", got, want)
+			for _, title := range titles {
+				want := sortAdjusted(consoleTable14(string(printed), title))
+				if got := sortAdjusted(consoleTable14(out, title)); got != want {
+					t.Errorf("show's %s differs from AIPerf's own table:\n--- show\n%s--- AIPerf\n%s", title, got, want)
+				}
 			}
 		})
 	}
@@ -142,12 +152,12 @@ func firstRequestStart(t *testing.T, path string) int64 {
 	return first
 }
 
-// llmTable returns the "NVIDIA AIPerf | LLM Metrics" table of a console
-// output (title through bottom border), without trailing blanks.
-func llmTable(out string) string {
+// consoleTable14 returns the "NVIDIA AIPerf | <title>" table of a console
+// output (title through bottom border), without trailing blanks, or "".
+func consoleTable14(out, title string) string {
 	lines := strings.Split(out, "\n")
 	for i, l := range lines {
-		if strings.TrimSpace(l) != "NVIDIA AIPerf | LLM Metrics" {
+		if strings.TrimSpace(l) != "NVIDIA AIPerf | "+title {
 			continue
 		}
 		var b strings.Builder
