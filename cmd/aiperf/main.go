@@ -107,6 +107,7 @@ func newRoot(given []string, stdout, stderr io.Writer) *ff.Command {
 			newVersionCommand(stdout),
 			newRecoverCommand(stdout),
 			newPlotCommand(),
+			newValidateCommand(stdout),
 			newConfigCommand(given, stdout, stderr),
 			newCreateTemplateCommand(stdout),
 		},
