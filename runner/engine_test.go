@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -459,7 +458,7 @@ func TestDegradedWhenTheServerFallsBehind(t *testing.T) {
 func TestTimeslicesWritten(t *testing.T) {
 	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 2, TTFT: time.Millisecond})
 	for _, schema := range []string{"", "1.0"} {
-		t.Run("schema="+cmp.Or(schema, "default"), func(t *testing.T) {
+		t.Run("schema="+schemaName(schema), func(t *testing.T) {
 			cfg := testConfig(t, srv.URL())
 			cfg.RequestRate, cfg.ArrivalPattern, cfg.RequestCount = 100, "constant", 25 // 0.25 s
 			cfg.SliceDuration = 100 * time.Millisecond

@@ -247,35 +247,49 @@ func TestDefaultArtifactDir(t *testing.T) {
 	}
 }
 
+// TestEndpointsEndToEnd: each endpoint's run has the metrics its
+// responses allow. An embeddings run has no generated text: AIPerf 0.13
+// (the default 1.4 layout) still writes an output_sequence_length of 0 (it
+// tokenizes the response as ""), 0.8 (1.0) none (docs/metrics.md, "Values
+// that follow 0.13").
 func TestEndpointsEndToEnd(t *testing.T) {
 	srv := mocktest.Start(t, mockserver.Config{OutputTokens: 5})
 	for _, tc := range []struct {
 		typ       string
 		streaming bool
+		schema    string
 		has, lack []string
+		zeroOSL   bool // output_sequence_length is 0 (has and lack name other tags)
 	}{
-		{"chat", false, []string{"request_latency", "output_sequence_length", "e2e_output_token_throughput"}, []string{"time_to_first_token"}},
-		{"chat", true, []string{"time_to_first_token", "inter_token_latency"}, nil},
-		{"completions", true, []string{"time_to_first_token", "output_sequence_length"}, nil},
-		{"completions", false, []string{"request_latency", "output_sequence_length"}, []string{"time_to_first_token"}},
-		{"embeddings", false, []string{"request_latency", "input_sequence_length"}, []string{"output_sequence_length", "time_to_first_token"}},
+		{"chat", false, "", []string{"request_latency", "output_sequence_length", "e2e_output_token_throughput"}, []string{"time_to_first_token"}, false},
+		{"chat", true, "", []string{"time_to_first_token", "inter_token_latency"}, nil, false},
+		{"completions", true, "", []string{"time_to_first_token", "output_sequence_length"}, nil, false},
+		{"completions", false, "", []string{"request_latency", "output_sequence_length"}, []string{"time_to_first_token"}, false},
+		{"embeddings", false, "", []string{"request_latency", "input_sequence_length"}, []string{"time_to_first_token"}, true},
+		{"embeddings", false, "1.0", []string{"request_latency", "input_sequence_length"}, []string{"output_sequence_length", "time_to_first_token"}, false},
 	} {
 		cfg := testConfig(t, srv.URL())
 		cfg.EndpointType, cfg.Streaming = tc.typ, tc.streaming
 		cfg.RequestCount = 3
+		if tc.schema != "" {
+			cfg.OutputSchema = tc.schema
+		}
 		res := runOK(t, cfg)
 		if res.Summary.Valid != 3 {
 			t.Fatalf("%s streaming=%v: %d valid, errors %+v", tc.typ, tc.streaming, res.Summary.Valid, res.Summary.Errors)
 		}
 		for _, tag := range tc.has {
 			if res.Summary.Get(tag) == nil {
-				t.Errorf("%s streaming=%v: no %s", tc.typ, tc.streaming, tag)
+				t.Errorf("%s streaming=%v schema=%s: no %s", tc.typ, tc.streaming, schemaName(tc.schema), tag)
 			}
 		}
 		for _, tag := range tc.lack {
 			if res.Summary.Get(tag) != nil {
-				t.Errorf("%s streaming=%v: unexpected %s", tc.typ, tc.streaming, tag)
+				t.Errorf("%s streaming=%v schema=%s: unexpected %s", tc.typ, tc.streaming, schemaName(tc.schema), tag)
 			}
+		}
+		if tc.zeroOSL {
+			checkZeroOSL(t, res, cfg.ArtifactDir, true, 3)
 		}
 	}
 }
