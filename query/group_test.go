@@ -169,7 +169,9 @@ func markShard(dir, group string, index, count int, skewMS float64) error {
 		return err
 	}
 	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // keeps profiling_start_ns exact
+	if err := dec.Decode(&m); err != nil {
 		return err
 	}
 	m["run_id"] = group + "/shards/" + fmt.Sprint(index)
@@ -262,14 +264,26 @@ func ptrIf(v float64, ok bool) *float64 {
 
 // TestGroupSummaryFromRecords: a group of three real shard runs has the
 // metrics computed independently here from the union of its records:
-// percentiles by linear interpolation, population std, and throughputs
-// over the window from the earliest valid request start to the latest
-// valid response end of all shards.
+// percentiles by linear interpolation, population std; benchmark_duration
+// from the earliest valid request start to the latest valid response end
+// of all shards, and (schema 1.4, AIPerf 0.13) the throughputs over the
+// observation window from the earliest shard's profiling start to the
+// latest response end, errors included.
 func TestGroupSummaryFromRecords(t *testing.T) {
 	db, dir := ingestGroups(t, nil)
 	var files []string
+	window := [2]int64{math.MaxInt64, math.MinInt64}
 	for i := range 3 {
-		files = append(files, filepath.Join(dir, "runs", shardGroup, "shards", fmt.Sprint(i), "profile_export.jsonl"))
+		shard := filepath.Join(dir, "runs", shardGroup, "shards", fmt.Sprint(i))
+		files = append(files, filepath.Join(shard, "profile_export.jsonl"))
+		var m struct {
+			ProfilingStartNS int64 `json:"profiling_start_ns"`
+		}
+		readJSON(t, filepath.Join(shard, "manifest.json"), &m)
+		if m.ProfilingStartNS == 0 {
+			t.Fatalf("shard %d: no profiling_start_ns in its manifest", i)
+		}
+		window[0] = min(window[0], m.ProfilingStartNS)
 	}
 	recs := readJSONL(t, files...)
 	var ttft, osl []float64
@@ -280,6 +294,7 @@ func TestGroupSummaryFromRecords(t *testing.T) {
 		if r.Metadata.Phase != "profiling" {
 			continue
 		}
+		window[1] = max(window[1], *r.Metadata.EndNS)
 		if r.Error != nil {
 			failed++
 			continue
@@ -292,6 +307,7 @@ func TestGroupSummaryFromRecords(t *testing.T) {
 		last = max(last, start+int64(math.Round(*r.num("request_latency")*1e6)))
 	}
 	duration := float64(last-first) / 1e9
+	observed := float64(window[1]-window[0]) / 1e9
 	var sum, sumOSL float64
 	for _, v := range ttft {
 		sum += v
@@ -317,8 +333,8 @@ func TestGroupSummaryFromRecords(t *testing.T) {
 		{"request_count", "avg", float64(valid)},
 		{"error_request_count", "avg", float64(failed)},
 		{"benchmark_duration", "avg", duration},
-		{"request_throughput", "avg", float64(valid) / duration},
-		{"output_token_throughput", "avg", sumOSL / duration},
+		{"request_throughput", "avg", float64(valid) / observed},
+		{"output_token_throughput", "avg", sumOSL / observed},
 	} {
 		if g, ok := got[c.tag][c.stat]; !ok || !near(g, c.want) {
 			t.Errorf("%s.%s = %v, want %v", c.tag, c.stat, deref(ptrIf(g, ok)), c.want)
@@ -404,8 +420,10 @@ func TestMergeGroup(t *testing.T) {
 			t.Errorf("merge %s: %+v, want %d records", group, st, n)
 		}
 		recs := readJSONL(t, filepath.Join(out, "profile_export.jsonl"))
-		if int64(len(recs)) != n || !sort.SliceIsSorted(recs, func(i, j int) bool { return recs[i].Metadata.RequestNum < recs[j].Metadata.RequestNum }) {
-			t.Errorf("merged %s: %d records, sorted %v", group, len(recs), sort.SliceIsSorted(recs, func(i, j int) bool { return recs[i].Metadata.RequestNum < recs[j].Metadata.RequestNum }))
+		// 1.4 records have no request_num: they merge in request start order.
+		byStart := func(i, j int) bool { return *recs[i].Metadata.StartNS < *recs[j].Metadata.StartNS }
+		if int64(len(recs)) != n || recs[0].Metadata.RequestNum != 0 || !sort.SliceIsSorted(recs, byStart) {
+			t.Errorf("merged %s: %d records, sorted %v", group, len(recs), sort.SliceIsSorted(recs, byStart))
 		}
 		back := openTestDB(t)
 		if _, err := back.IngestAIPerfDir(context.Background(), out); err != nil {
@@ -479,5 +497,17 @@ func TestMigrateToSchema6(t *testing.T) {
 	}
 	if rows := queryRows(t, db, `SELECT status, shards FROM run_summary WHERE run_id = ?`, shardGroup); fmt.Sprint(rows) != "[[complete 3/3]]" {
 		t.Errorf("the group after an ingest: %v", rows)
+	}
+}
+
+// readJSON decodes the JSON file at path into v.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/aiperf-go/aiperf/export"
 	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/sink"
 )
@@ -20,6 +21,27 @@ type groupPlan struct {
 	// summary is the group's summary recomputed over its records, set
 	// by the load.
 	summary *metrics.Summary
+	// win is the layout and observation window of the shards' runs.
+	win window
+}
+
+// groupWindow returns the shards' layout (1.4 when any shard's manifest
+// says so) and the earliest profiling start their manifests give.
+func groupWindow(shards []*storedShard) window {
+	var w window
+	for _, sh := range shards {
+		if sh.manifest == nil {
+			continue
+		}
+		m := sh.manifest.Manifest
+		if m.ArtifactSchema == export.Schema14 {
+			w.schema14 = true
+		}
+		if s := m.ProfilingStartNS; s > 0 && (w.profilingStartNS == 0 || s < w.profilingStartNS) {
+			w.profilingStartNS = s
+		}
+	}
+	return w
 }
 
 // shardRecordFiles returns the record objects of a shard (relative to its
@@ -66,7 +88,7 @@ func planGroup(ctx context.Context, store *sink.Store, sr *storedRun, p *loadPla
 	}
 	groupRun(&p.run, shards)
 	p.run.Config, _ = parseConfig(p.run.InputConfig) // facts are a convenience: the JSON itself is kept
-	g := &groupPlan{shards: shards, files: make([][]string, len(shards))}
+	g := &groupPlan{shards: shards, files: make([][]string, len(shards)), win: groupWindow(shards)}
 	for i, sh := range shards {
 		parts := shardRecordFiles(sh)
 		if len(parts) == 0 {
@@ -99,7 +121,7 @@ func (db *DB) insertGroup(ctx context.Context, tx *sql.Tx, id string, g *groupPl
 		sh.records = n
 		total += n
 	}
-	ms, summary, err := recomputeMetrics(ctx, tx, id)
+	ms, summary, err := recomputeMetrics(ctx, tx, id, g.win)
 	if err != nil {
 		return 0, err
 	}

@@ -20,6 +20,7 @@ import (
 // queryer is what summarizeRecords reads through: a *sql.DB or *sql.Tx.
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // summarizeRecords recomputes a run's summary from its rows in requests,
@@ -37,12 +38,13 @@ type queryer interface {
 // What the records do not hold is recovered: a request's max tokens from
 // its output_sequence_length and osl_mismatch_diff_pct, for the OSL
 // mismatch count.
-func summarizeRecords(ctx context.Context, q queryer, runID string) (*metrics.Summary, error) {
+func summarizeRecords(ctx context.Context, q queryer, runID string, win window) (*metrics.Summary, error) {
 	present, err := presentColumns(ctx, q, runID)
 	if err != nil {
 		return nil, err
 	}
-	cfg := &metrics.Config{Streaming: true, ProducesTokens: true, TokenizesInput: true, HTTPTrace: true, ProducesVideo: true}
+	cfg := &metrics.Config{Streaming: true, ProducesTokens: true, TokenizesInput: true, HTTPTrace: true, ProducesVideo: true,
+		Schema14: win.schema14}
 	if present["good_request_count"] {
 		// The SLOs were applied when the records were written: any SLO
 		// enables the goodput results, which sum the records' values.
@@ -55,7 +57,7 @@ func summarizeRecords(ctx context.Context, q queryer, runID string) (*metrics.Su
 		}
 	}
 	icl := present["inter_chunk_latency"]
-	sel := "coalesce(phase, ''), valid, coalesce(request_start_ns, 0), coalesce(request_end_ns, 0), error_code, coalesce(error_type, ''), coalesce(error_message, '')"
+	sel := "coalesce(phase, ''), valid, coalesce(request_start_ns, 0), coalesce(request_end_ns, 0), coalesce(credit_issued_ns, 0), error_code, coalesce(error_type, ''), coalesce(error_message, '')"
 	for _, c := range cols {
 		sel += ", " + c
 	}
@@ -69,9 +71,24 @@ func summarizeRecords(ctx context.Context, q queryer, runID string) (*metrics.Su
 	}
 	defer rows.Close()
 
+	// The times are rebased to the window's start: the 1.4 metrics work
+	// in float64 ns, which hold today's Unix ns only to 256 ns.
+	base := win.profilingStartNS
+	if base == 0 {
+		var first sql.NullInt64
+		if err := q.QueryRowContext(ctx, `SELECT min(request_start_ns) FROM requests WHERE run_id = ?`, runID).Scan(&first); err != nil {
+			return nil, fmt.Errorf("summarize records: %w", err)
+		}
+		base = first.Int64
+	}
+	rebase := func(ns *int64) {
+		if *ns != 0 {
+			*ns -= base
+		}
+	}
 	acc := metrics.NewAccumulator(cfg)
 	values := make([]sql.NullFloat64, len(cols))
-	dest := make([]any, 0, 7+len(cols)+1)
+	dest := make([]any, 0, 8+len(cols)+1)
 	var (
 		phase, errType, errMsg string
 		valid                  bool
@@ -79,7 +96,7 @@ func summarizeRecords(ctx context.Context, q queryer, runID string) (*metrics.Su
 		iclList                any
 		rec                    record.Record
 	)
-	dest = append(dest, &phase, &valid, &rec.StartNS, &rec.EndNS, &errCode, &errType, &errMsg)
+	dest = append(dest, &phase, &valid, &rec.StartNS, &rec.EndNS, &rec.CreditIssuedNS, &errCode, &errType, &errMsg)
 	for i := range values {
 		dest = append(dest, &values[i])
 	}
@@ -95,6 +112,9 @@ func summarizeRecords(ctx context.Context, q queryer, runID string) (*metrics.Su
 			return nil, fmt.Errorf("summarize records: %w", err)
 		}
 		rec.Phase, rec.Responses, rec.Error, rec.RequestedOutputTokens = record.Phase(phase), nil, nil, 0
+		rebase(&rec.StartNS)
+		rebase(&rec.EndNS)
+		rebase(&rec.CreditIssuedNS)
 		if valid {
 			rec.Responses = response
 		} else {
@@ -123,7 +143,19 @@ func summarizeRecords(ctx context.Context, q queryer, runID string) (*metrics.Su
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("summarize records: %w", err)
 	}
-	return acc.Summary(nil), nil
+	if win.schema14 && win.profilingStartNS > 0 {
+		acc.SetPhaseStart(win.profilingStartNS - base)
+	}
+	return acc.Summary(record.NewClockAt(time.Unix(0, base))), nil
+}
+
+// window is what a recomputed summary needs beyond the records: whether
+// the runs wrote AIPerf 0.13's layout (schema 1.4: its metrics and its
+// observation window) and, for 1.4, when the earliest profiling phase
+// began (wall-clock Unix ns; 0 when no manifest says).
+type window struct {
+	schema14         bool
+	profilingStartNS int64
 }
 
 // presentColumns reports which metric columns (and inter_chunk_latency)
@@ -185,8 +217,11 @@ func groupBenchmarkID(group string) string {
 
 // summaryJSON writes s as profile_export_aiperf.json with the export
 // package, start and end times in UTC, for the group of id group.
-func summaryJSON(s *metrics.Summary, group string, inputConfig []byte, version string) ([]byte, error) {
+func summaryJSON(s *metrics.Summary, group string, inputConfig []byte, version string, win window) ([]byte, error) {
 	info := &export.RunInfo{AIPerfVersion: version, BenchmarkID: groupBenchmarkID(group), Location: time.UTC}
+	if win.schema14 {
+		info.SchemaVersion = export.Schema14
+	}
 	if len(inputConfig) > 0 {
 		info.InputConfig = json.RawMessage(inputConfig)
 	}
@@ -202,12 +237,12 @@ func summaryJSON(s *metrics.Summary, group string, inputConfig []byte, version s
 // profile_export_aiperf.json and read back, so that the rows are exactly
 // what a run's summary file gives, and what reading a merged group's file
 // gives.
-func recomputeMetrics(ctx context.Context, q queryer, runID string) ([]metricRow, *metrics.Summary, error) {
-	s, err := summarizeRecords(ctx, q, runID)
+func recomputeMetrics(ctx context.Context, q queryer, runID string, win window) ([]metricRow, *metrics.Summary, error) {
+	s, err := summarizeRecords(ctx, q, runID, win)
 	if err != nil {
 		return nil, nil, err
 	}
-	data, err := summaryJSON(s, runID, nil, "")
+	data, err := summaryJSON(s, runID, nil, "", win)
 	if err != nil {
 		return nil, nil, fmt.Errorf("summarize records: %w", err)
 	}

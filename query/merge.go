@@ -40,8 +40,9 @@ type MergeStats struct {
 
 // MergeGroup writes the AIPerf files of run group group of store to out,
 // for tools that expect one run's files: profile_export.jsonl, every
-// present shard's lines concatenated and ordered by request_num (lines
-// without one keep their shard order, after the others), and
+// present shard's lines concatenated and ordered by request_num, or by
+// request_start_ns in AIPerf 0.13's layout (lines with neither keep their
+// shard order, after the others), and
 // profile_export_aiperf.json and .csv recomputed over all the records as
 // Ingest recomputes a group's run_metrics, written by the export package
 // (times in UTC, benchmark_id derived from the group id, input_config the
@@ -84,12 +85,16 @@ func MergeGroup(ctx context.Context, store *sink.Store, group string, out *blob.
 			st.Missing++
 		}
 	}
-	summary, err := summaryJSON(s, group, p.run.InputConfig, p.run.ToolVersion)
+	summary, err := summaryJSON(s, group, p.run.InputConfig, p.run.ToolVersion, p.group.win)
 	if err != nil {
 		return nil, fmt.Errorf("merge %s: %w", group, err)
 	}
 	var csv bytes.Buffer
-	if err := export.WriteSummaryCSV(&csv, s); err != nil {
+	writeCSV := export.WriteSummaryCSV
+	if p.group.win.schema14 {
+		writeCSV = export.WriteSummaryCSV14
+	}
+	if err := writeCSV(&csv, s); err != nil {
 		return nil, fmt.Errorf("merge %s: %w", group, err)
 	}
 	var files []string
@@ -143,7 +148,7 @@ type lineRef struct {
 }
 
 // concatByRequest writes the non-blank lines of files to w ordered by
-// their request_num, each ending in a newline. Only the lines' positions
+// requestNum, each ending in a newline. Only the lines' positions
 // are held in memory: the files are read twice.
 func concatByRequest(w io.Writer, files []string) error {
 	var refs []lineRef
@@ -223,9 +228,17 @@ func concatByRequest(w io.Writer, files []string) error {
 }
 
 // requestNum reads the first "request_num" number of a record line (its
-// metadata's), or false when there is none.
+// metadata's) or, in AIPerf 0.13's layout, which has none, its
+// "request_start_ns"; false when there is neither.
 func requestNum(line []byte) (int64, bool) {
-	const key = `"request_num":`
+	if n, ok := intMember(line, `"request_num":`); ok {
+		return n, true
+	}
+	return intMember(line, `"request_start_ns":`)
+}
+
+// intMember reads the integer after the first occurrence of key in line.
+func intMember(line []byte, key string) (int64, bool) {
 	i := bytes.Index(line, []byte(key))
 	if i < 0 {
 		return 0, false
