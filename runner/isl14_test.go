@@ -30,27 +30,32 @@ func TestHistoryInputSchema14(t *testing.T) {
 	}
 	replies := []string{"three four", "eight"}
 	for _, tc := range []struct {
-		schema14 bool
-		want     []int // ISL of turns 0, 1, 2
+		schema14    bool
+		system, ctx string
+		want        []int // ISL of turns 0, 1, 2
 	}{
 		// 1.4 by hand: "one two" = 2; "one two" + "three four" + "five" = 5;
 		// those 5 + "eight" + "six seven" = 8.
-		{true, []int{2, 5, 8}},
-		// 1.0: each turn's own words.
-		{false, []int{2, 1, 2}},
+		{true, "", "", []int{2, 5, 8}},
+		// 1.4 with a system prompt (3 words) and a user context (1 word),
+		// which every turn's body carries: each count above + 4.
+		{true, "sys a b", "ctx", []int{6, 9, 12}},
+		// 1.0: each turn's own words, system prompt and context left out.
+		{false, "", "", []int{2, 1, 2}},
+		{false, "sys a b", "ctx", []int{2, 1, 2}},
 	} {
 		r := &run{ep: ep, clock: record.NewClock(), mcfg: &metrics.Config{Schema14: tc.schema14, Tokenizer: wordTokenizer{}},
-			convs: []dataset.Conversation{{SessionID: "s", Turns: []dataset.Turn{
+			convs: []dataset.Conversation{{SessionID: "s", SystemPrompt: tc.system, UserContext: tc.ctx, Turns: []dataset.Turn{
 				{Texts: []string{"one two"}, InputTokens: 2},
 				{Texts: []string{"five"}, InputTokens: 1},
 				{Texts: []string{"six seven"}, InputTokens: 2},
 			}}}}
 		s := &session{conv: 0, c: &r.convs[0], turns: 3}
 		for k, want := range tc.want {
-			rec := &record.Record{InputTokens: s.nextTurn().InputTokens, InputText: s.historyInput()}
+			rec := &record.Record{InputTokens: s.nextTurn().InputTokens, InputText: s.historyInput(r.countsHistory())}
 			countInput(r.mcfg.Tokenizer, rec)
 			if rec.InputTokens != want || rec.InputText != "" {
-				t.Errorf("schema14=%v turn %d: ISL %d (text %q), want %d", tc.schema14, k, rec.InputTokens, rec.InputText, want)
+				t.Errorf("schema14=%v system %q context %q turn %d: ISL %d (text %q), want %d", tc.schema14, tc.system, tc.ctx, k, rec.InputTokens, rec.InputText, want)
 			}
 			if k < len(replies) {
 				rec.Responses = []record.Response{{Text: replies[k]}}

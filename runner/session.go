@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -133,10 +132,11 @@ func (r *run) finishTurn(s *session, rec *record.Record) {
 	s.turn++
 }
 
-// countsHistory reports whether a later turn's input_sequence_length counts
-// the conversation history it carries, as AIPerf 0.13 (schema 1.4) does: it
-// tokenizes the texts of every message of the body sent (earlier user turns
-// and replies, then the turn's own), joined with " ". Schema 1.0 keeps
+// countsHistory reports whether a turn's input_sequence_length counts
+// everything its body carries, as AIPerf 0.13 (schema 1.4) does: it
+// tokenizes the texts of every message of the body sent (system prompt,
+// user context, earlier user turns and replies, then the turn's own),
+// joined with " ". Schema 1.0 keeps
 // AIPerf 0.8's count of the turn's own texts, and server token counts need
 // neither.
 func (r *run) countsHistory() bool {
@@ -144,13 +144,23 @@ func (r *run) countsHistory() bool {
 }
 
 // historyInput returns the text whose count is the input_sequence_length of
-// the session's next turn when that turn carries history (countsHistory),
-// else "".
-func (s *session) historyInput() string {
-	if len(s.historyTexts) == 0 {
+// the session's next turn when the run counts the whole body (counts:
+// countsHistory) and the turn carries more than its own texts: the
+// conversation's system prompt and user context (sent as leading
+// messages), the history, then the turn's texts, joined with " " as AIPerf
+// 0.13 joins the texts it extracts from the body. Else "": the turn's own
+// count stands.
+func (s *session) historyInput(counts bool) string {
+	if !counts || len(s.historyTexts) == 0 && s.c.SystemPrompt == "" && s.c.UserContext == "" {
 		return ""
 	}
-	texts := append(slices.Clip(s.historyTexts), s.nextTurn().Resolved().Texts...)
+	texts := make([]string, 0, 2+len(s.historyTexts)+1)
+	for _, t := range []string{s.c.SystemPrompt, s.c.UserContext} {
+		if t != "" {
+			texts = append(texts, t)
+		}
+	}
+	texts = append(append(texts, s.historyTexts...), s.nextTurn().Resolved().Texts...)
 	return strings.Join(texts, " ")
 }
 
