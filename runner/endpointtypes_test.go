@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -84,13 +83,15 @@ func TestFramedTypesTokenCountsExact(t *testing.T) {
 
 // TestFramedTypesFailuresAreRecords checks that the mock's faults, and the
 // error framings of each API (an `event: error` message, an error payload,
-// a stream cut in the middle of an event), become error records.
+// a stream cut in the middle of an event), become error records, written
+// in each layout as its AIPerf version does (see errWant): the default 1.4
+// (0.13) and 1.0 (0.8).
 func TestFramedTypesFailuresAreRecords(t *testing.T) {
 	type errCase struct {
-		name     string
-		mock     mockserver.Config
-		handler  http.HandlerFunc // instead of the mock
-		wantType string
+		name    string
+		mock    mockserver.Config
+		handler http.HandlerFunc // instead of the mock
+		want    errWant
 	}
 	sse := func(body string) http.HandlerFunc {
 		return func(w http.ResponseWriter, _ *http.Request) {
@@ -106,39 +107,46 @@ func TestFramedTypesFailuresAreRecords(t *testing.T) {
 	wantPayloadType := map[string]string{"huggingface_generate": "ServerError", "responses": "server_error", "messages": "overloaded_error"}
 	for _, ft := range framedTypes {
 		cases := []errCase{
-			{"http 500", mockserver.Config{ErrorRate: 1, ErrorStatus: 500}, nil, "Internal Server Error"},
-			{"reset mid-stream", mockserver.Config{ResetRate: 1, OutputTokens: 10}, nil, "Connection"},
-			{"malformed event", mockserver.Config{MalformedRate: 1, OutputTokens: 10}, nil, "ResponseParseError"},
-			{"event error", mockserver.Config{}, sse("event: error\ndata: {\"type\":\"error\",\"error\":{\"message\":\"x\"}}\n\n"), "StreamError"},
-			{"error payload", mockserver.Config{}, sse(errorPayload[ft.typ]), wantPayloadType[ft.typ]},
-			{"truncated stream", mockserver.Config{}, sse("data: {\"type\":\"ping\""), "IncompleteStream"},
+			{"http 500", mockserver.Config{ErrorRate: 1, ErrorStatus: 500}, nil, httpErr(500, "Internal Server Error")},
+			{"reset mid-stream", mockserver.Config{ResetRate: 1, OutputTokens: 10}, nil, resetStreamErr},
+			{"malformed event", mockserver.Config{MalformedRate: 1, OutputTokens: 10}, nil, otherErr("ResponseParseError")},
+			{"event error", mockserver.Config{}, sse("event: error\ndata: {\"type\":\"error\",\"error\":{\"message\":\"x\"}}\n\n"), eventErr},
+			{"error payload", mockserver.Config{}, sse(errorPayload[ft.typ]), otherErr(wantPayloadType[ft.typ])},
+			{"truncated stream", mockserver.Config{}, sse("data: {\"type\":\"ping\""), truncatedStreamErr},
 		}
 		for _, tc := range cases {
-			t.Run(ft.typ+"/"+tc.name, func(t *testing.T) {
-				url := ""
-				if tc.handler != nil {
-					hs := httptest.NewServer(tc.handler)
-					t.Cleanup(hs.Close)
-					url = hs.URL
-				} else {
-					url = mocktest.Start(t, tc.mock).URL()
-				}
-				cfg := testConfig(t, url)
-				cfg.EndpointType, cfg.Streaming = ft.typ, true
-				cfg.Concurrency, cfg.RequestCount = 2, 4
-				res, err := Run(context.Background(), cfg, Options{})
-				if !errors.Is(err, ErrAllFailed) {
-					t.Fatalf("err = %v, want ErrAllFailed", err)
-				}
-				if res.Summary.Valid != 0 || len(res.Summary.Errors) == 0 {
-					t.Fatalf("valid %d, errors %+v", res.Summary.Valid, res.Summary.Errors)
-				}
-				for _, r := range readRecords(t, cfg.ArtifactDir) {
-					if r.Error == nil || !strings.Contains(r.Error.Type, tc.wantType) {
-						t.Fatalf("record error %+v, want type %q", r.Error, tc.wantType)
+			for _, schema := range []string{"", "1.0"} {
+				t.Run(ft.typ+"/"+tc.name+"/schema="+schemaName(schema), func(t *testing.T) {
+					url := ""
+					if tc.handler != nil {
+						hs := httptest.NewServer(tc.handler)
+						t.Cleanup(hs.Close)
+						url = hs.URL
+					} else {
+						url = mocktest.Start(t, tc.mock).URL()
 					}
-				}
-			})
+					cfg := testConfig(t, url)
+					cfg.EndpointType, cfg.Streaming = ft.typ, true
+					cfg.Concurrency, cfg.RequestCount = 2, 4
+					if schema != "" {
+						cfg.OutputSchema = schema
+					}
+					res, err := Run(context.Background(), cfg, Options{})
+					if !errors.Is(err, ErrAllFailed) {
+						t.Fatalf("err = %v, want ErrAllFailed", err)
+					}
+					if res.Summary.Valid != 0 || len(res.Summary.Errors) == 0 {
+						t.Fatalf("valid %d, errors %+v", res.Summary.Valid, res.Summary.Errors)
+					}
+					recs := readRecords(t, cfg.ArtifactDir)
+					if len(recs) != 4 {
+						t.Fatalf("%d records, want 4", len(recs))
+					}
+					for _, r := range recs {
+						tc.want.check(t, schema, r)
+					}
+				})
+			}
 		}
 	}
 }
