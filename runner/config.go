@@ -93,6 +93,10 @@ type Config struct {
 	// Trace options (§4.2).
 	SynthesisMaxISL, SynthesisMaxOSL int
 	IgnoreTraceDelays                bool
+	// Trace synthesis (§7.2): 1 leaves the trace as it is.
+	SynthesisSpeedupRatio, SynthesisPrefixLenMultiplier        float64
+	SynthesisPromptLenMultiplier, SynthesisOutputLenMultiplier float64
+	SynthesisPrefixRootMultiplier                              int
 
 	// Synthetic extras (§4.4).
 	SeqDist                                                string
@@ -303,6 +307,11 @@ func Defaults() Config {
 		TokenizerRevision:                 "main",
 		SessionTurnsMean:                  1,
 		SessionDelayRatio:                 1,
+		SynthesisSpeedupRatio:             1,
+		SynthesisPrefixLenMultiplier:      1,
+		SynthesisPromptLenMultiplier:      1,
+		SynthesisOutputLenMultiplier:      1,
+		SynthesisPrefixRootMultiplier:     1,
 		RankingsPassagesMean:              1,
 		RankingsPassageTokensMean:         550,
 		RankingsQueryTokensMean:           550,

@@ -57,6 +57,7 @@ func (r *run) loadDataset(ctx context.Context, corpus *dataset.Corpus, tok token
 			OSLMean: cfg.OSLMean, OSLStddev: cfg.OSLStddev, BlockSize: cfg.ISLBlockSize,
 			NumConversations: cfg.NumSessions, BatchSize: cfg.PromptBatchSize,
 			MaxISL: cfg.SynthesisMaxISL, MaxOSL: cfg.SynthesisMaxOSL, IgnoreDelays: cfg.IgnoreTraceDelays,
+			Synthesis: cfg.traceSynthesis(),
 		}
 		if cfg.FixedScheduleStartOffsetSet {
 			o.StartOffsetMS = &cfg.FixedScheduleStartOffset

@@ -86,7 +86,7 @@ func (c *Config) inputProblems() []string {
 	if c.RequestCount > 0 && c.NumSessions > 0 {
 		add("Both a request-count and number of conversations are set: give --request-count or --num-sessions, not both")
 	}
-	return p
+	return append(p, c.synthesisProblems()...)
 }
 
 // syntheticOnly are the flag prefixes and names that shape synthetic

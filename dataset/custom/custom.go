@@ -11,6 +11,7 @@ import (
 
 	"github.com/aiperf-go/aiperf/dataset"
 	"github.com/aiperf-go/aiperf/tokenizer"
+	"github.com/aiperf-go/aiperf/trace"
 )
 
 // Options configure Load. Zero values take the reference defaults.
@@ -47,6 +48,10 @@ type Options struct {
 	// MaxISL drops trace rows with a longer input (--synthesis-max-isl);
 	// MaxOSL caps output lengths (--synthesis-max-osl). 0 means no limit.
 	MaxISL, MaxOSL int
+	// Synthesis rescales trace rows (--synthesis-*, §7.2) after the filters
+	// above, with the format's block size and MaxISL/MaxOSL as its caps;
+	// nil or one that only caps leaves them alone.
+	Synthesis *trace.Synthesis
 	// IgnoreDelays drops timestamps and delays (--ignore-trace-delays).
 	IgnoreDelays bool
 	// MaxErrors bounds the bad lines one error lists; 0 means 20.

@@ -105,6 +105,9 @@ func traceFinish(ctx context.Context, o *Options, sessions []traceSession, errs 
 	if len(sessions) == 0 {
 		return nil, traceEmpty(o, total)
 	}
+	if err := traceSynthesize(o, sessions, blockSize); err != nil {
+		return nil, err
+	}
 	return traceBuild(ctx, o, sessions, blockSize, timed)
 }
 
