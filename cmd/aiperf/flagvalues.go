@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aiperf-go/aiperf/runner/multirun"
 )
 
 // secondsValue is a duration given in (fractional) seconds, optionally "inf"
@@ -176,24 +178,54 @@ func (o optFloat) Set(s string) error {
 	return nil
 }
 
-// sweepInt is --concurrency: one value, or a comma list that sweeps. The
-// first value goes to v, the whole list to list.
+// sweepInt is an integer flag that sweeps (--concurrency,
+// --prompt-batch-size): one value, or a comma list or range
+// start:stop[:step] (see multirun.ParseSweepInts; a range without a step
+// is the powers of two). The first value goes to v, the whole list to
+// list.
 type sweepInt struct {
 	v    *int
 	list *[]int
 }
 
-func (f sweepInt) String() string { return intList{f.list}.String() }
+func (f sweepInt) String() string { return sweepIntString(f.v, f.list) }
 
-func (f sweepInt) Set(s string) error {
-	if err := (intList{f.list}).Set(s); err != nil {
+func (f sweepInt) Set(s string) error { return setSweepInt(f.v, f.list, s, false) }
+
+// sweepCount is sweepInt for --num-dataset-entries, whose ranges without
+// a step are every integer (GenAI-Perf's rule for num_dataset_entries).
+type sweepCount struct {
+	v    *int
+	list *[]int
+}
+
+func (f sweepCount) String() string { return sweepIntString(f.v, f.list) }
+
+func (f sweepCount) Set(s string) error { return setSweepInt(f.v, f.list, s, true) }
+
+// sweepIntString shows a sweep flag's list, or its single value.
+func sweepIntString(v *int, list *[]int) string {
+	if list == nil || len(*list) == 0 {
+		if v == nil {
+			return ""
+		}
+		return strconv.Itoa(*v)
+	}
+	return intList{list}.String()
+}
+
+// setSweepInt parses s into list and its first value into v.
+func setSweepInt(v *int, list *[]int, s string, linear bool) error {
+	vs, err := multirun.ParseSweepInts(s, linear)
+	if err != nil {
 		return err
 	}
-	*f.v = (*f.list)[0]
+	*list, *v = vs, vs[0]
 	return nil
 }
 
-// sweepFloat is sweepInt for --request-rate.
+// sweepFloat is --request-rate: one number, or a comma list whose items
+// may be integer ranges start:stop[:step] (as sweepInt's).
 type sweepFloat struct {
 	v    *float64
 	list *[]float64
@@ -202,10 +234,52 @@ type sweepFloat struct {
 func (f sweepFloat) String() string { return floatList{f.list}.String() }
 
 func (f sweepFloat) Set(s string) error {
-	if err := (floatList{f.list}).Set(s); err != nil {
+	var out []float64
+	for _, part := range strings.Split(s, ",") {
+		if strings.Contains(part, ":") {
+			vs, err := multirun.ParseSweepInts(part, false)
+			if err != nil {
+				return err
+			}
+			for _, v := range vs {
+				out = append(out, float64(v))
+			}
+			continue
+		}
+		v, err := parseFinite(part)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+	}
+	*f.list, *f.v = out, out[0]
+	return nil
+}
+
+// sweepTokens is --isl or --osl: one number of tokens (a fraction is a
+// mean), or a sweep of whole numbers as sweepInt's (power-of-two ranges).
+type sweepTokens struct {
+	v    *float64
+	list *[]int
+}
+
+func (f sweepTokens) String() string {
+	if f.list == nil || len(*f.list) == 0 {
+		return finiteFloat{f.v}.String()
+	}
+	return intList{f.list}.String()
+}
+
+func (f sweepTokens) Set(s string) error {
+	if !strings.ContainsAny(s, ",:") {
+		*f.list = nil
+		return finiteFloat{f.v}.Set(s)
+	}
+	vs, err := multirun.ParseSweepInts(s, false)
+	if err != nil {
 		return err
 	}
-	*f.v = (*f.list)[0]
+	*f.list, *f.v = vs, float64(vs[0])
 	return nil
 }
 

@@ -102,6 +102,7 @@ func TestPointsAndNames(t *testing.T) {
 
 func TestCheck(t *testing.T) {
 	cfg := runner.Defaults()
+	cfg.Models = []string{"m"}
 	cfg.NumProfileRuns, cfg.UIType = 3, "dashboard"
 	if err := Check(&cfg); err == nil || !strings.HasPrefix(err.Error(), "Dashboard UI is not supported with multi-run mode (--num-profile-runs > 1)") {
 		t.Errorf("dashboard multi-run: %v", err)

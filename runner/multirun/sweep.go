@@ -11,7 +11,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/aiperf-go/aiperf/internal/pyjson"
 	"github.com/aiperf-go/aiperf/runner"
 )
 
@@ -19,49 +18,9 @@ import (
 // destination.
 const SweepSummaryName = "sweep_summary.csv"
 
-// Point is one value of a sweep: a concurrency or a request rate.
-type Point struct {
-	// Param is "concurrency" or "request_rate".
-	Param string
-	// Concurrency or Rate is the value (the other is zero).
-	Concurrency int
-	Rate        float64
-}
-
-// Value is the point's value as written in names and the summary: "4",
-// "10.0" (Python's float repr).
-func (p Point) Value() string {
-	if p.Param == "concurrency" {
-		return strconv.Itoa(p.Concurrency)
-	}
-	return string(pyjson.AppendFloat(nil, p.Rate))
-}
-
-// Dir is the point's subdirectory, as AIPerf names sweep values:
-// concurrency_4, request_rate_10.0.
-func (p Point) Dir() string { return p.Param + "_" + p.Value() }
-
-// Points returns the sweep of cfg: one point per value of a --concurrency
-// list or a --request-rate list with more than one value, in the order
-// given; nil when cfg is not a sweep. When both are lists it sweeps
-// concurrency (Check rejects that configuration).
-func Points(cfg *runner.Config) []Point {
-	var ps []Point
-	switch {
-	case len(cfg.ConcurrencyList) > 1:
-		for _, v := range cfg.ConcurrencyList {
-			ps = append(ps, Point{Param: "concurrency", Concurrency: v})
-		}
-	case len(cfg.RequestRateList) > 1:
-		for _, v := range cfg.RequestRateList {
-			ps = append(ps, Point{Param: "request_rate", Rate: v})
-		}
-	}
-	return ps
-}
-
 // SweepDest is the sweep's destination: --artifact-dir itself when given,
-// else artifacts/<model>-openai-<type>-<param>_sweep (AIPerf's naming).
+// else artifacts/<model>-openai-<type>-<param>_sweep (AIPerf's naming;
+// the swept settings' names joined by "-" when several are swept).
 func SweepDest(cfg *runner.Config) string {
 	ps := Points(cfg)
 	if cfg.ArtifactDirSet || len(ps) == 0 {
@@ -70,37 +29,33 @@ func SweepDest(cfg *runner.Config) string {
 	c := pointConfig(cfg, ps[0], 0)
 	c.ArtifactDirSet = false
 	dir := runner.ArtifactDir(c)
-	return strings.TrimSuffix(dir, c.Stimulus()) + ps[0].Param + "_sweep"
-}
-
-// pointConfig is cfg at point p, the i-th (0-based) of the sweep. With a
-// --random-seed or --set-consistent-seed, point i uses seed base+i (base
-// the given seed, else 42), as AIPerf derives sweep seeds.
-func pointConfig(cfg *runner.Config, p Point, i int) *runner.Config {
-	c := *cfg
-	c.ConcurrencyList, c.RequestRateList = nil, nil
-	if p.Param == "concurrency" {
-		c.Concurrency = p.Concurrency
-	} else {
-		c.RequestRate = p.Rate
+	names := make([]string, len(ps[0].Settings))
+	for i, s := range ps[0].Settings {
+		names[i] = s.Param()
 	}
-	base, ok := c.RandomSeed, c.RandomSeedSet
-	if !ok && c.SetConsistentSeed {
-		base, ok = ConsistentSeed, true
-	}
-	if ok {
-		c.RandomSeed, c.RandomSeedSet = base+uint64(i), true
-	}
-	return &c
+	return strings.TrimSuffix(dir, c.Stimulus()) + strings.Join(names, "-") + "_sweep"
 }
 
 // PointResult is the outcome of one sweep point.
 type PointResult struct {
 	Point
-	// Dest is where the point's artifacts are.
-	Dest string
+	// Config is the point's configuration; Dest is where its artifacts are.
+	Config *runner.Config
+	Dest   string
 	// Outcomes has one entry per profile run of the point.
 	Outcomes []Outcome
+}
+
+// layout is where a sweep stores its points and which summary it writes.
+type layout struct {
+	// dest is the sweep's destination; dir names point i's subdirectory.
+	dest string
+	dir  func(i int, p Point) string
+	// summary is the summary CSV's name at the top of dest; write writes
+	// it and print prints it (at is where it was stored).
+	summary string
+	write   func(w io.Writer, results []PointResult) error
+	print   func(opts Options, results []PointResult, at string) error
 }
 
 // Sweep runs one benchmark per point of cfg's sweep (§5.8 [new], GenAI-Perf
@@ -114,19 +69,29 @@ type PointResult struct {
 // cancelled (the points so far are still summarised), and at once a
 // *runner.InputError.
 func Sweep(ctx context.Context, cfg *runner.Config, opts Options) ([]PointResult, error) {
-	dest := SweepDest(cfg)
+	return runSweep(ctx, cfg, opts, layout{
+		dest:    SweepDest(cfg),
+		dir:     func(_ int, p Point) string { return p.Dir() },
+		summary: SweepSummaryName,
+		write:   WriteSweepCSV,
+		print:   printSweep,
+	})
+}
+
+// runSweep runs the points of cfg's sweep stored as l says (see Sweep).
+func runSweep(ctx context.Context, cfg *runner.Config, opts Options, l layout) ([]PointResult, error) {
 	ps := Points(cfg)
 	var results []PointResult
 	interrupted := false
 	for i, p := range ps {
-		pdest, err := Join(dest, p.Dir())
+		pdest, err := Join(l.dest, l.dir(i, p))
 		if err != nil {
 			return results, err
 		}
 		c := pointConfig(cfg, p, i)
 		c.ArtifactDir, c.ArtifactDirSet = pdest, true
-		fmt.Fprintf(opts.stdout(), "\nSweep point %d/%d (%s %s): %s\n", i+1, len(ps), p.Param, p.Value(), pdest)
-		pr := PointResult{Point: p, Dest: pdest}
+		fmt.Fprintf(opts.stdout(), "\nSweep point %d/%d (%s): %s\n", i+1, len(ps), p.Label(), pdest)
+		pr := PointResult{Point: p, Config: c, Dest: pdest}
 		if c.NumProfileRuns > 1 {
 			rep, err := Profile(ctx, c, opts)
 			if rep != nil {
@@ -158,13 +123,13 @@ func Sweep(ctx context.Context, cfg *runner.Config, opts Options) ([]PointResult
 		}
 	}
 	var buf bytes.Buffer
-	if err := WriteSweepCSV(&buf, results); err != nil {
+	if err := l.write(&buf, results); err != nil {
 		return results, err
 	}
-	if err := putObjects(context.WithoutCancel(ctx), dest, opts.Stores, object{SweepSummaryName, buf.Bytes()}); err != nil {
+	if err := putObjects(context.WithoutCancel(ctx), l.dest, opts.Stores, object{l.summary, buf.Bytes()}); err != nil {
 		return results, fmt.Errorf("sweep summary: %w", err)
 	}
-	if err := printSweep(opts, results, where(dest, SweepSummaryName)); err != nil {
+	if err := l.print(opts, results, where(l.dest, l.summary)); err != nil {
 		return results, err
 	}
 	ok := 0
@@ -200,12 +165,12 @@ var sweepColumns = []sweepColumn{
 	{"request_latency", "p99", "p99 Request Latency (ms)", "latency p99"},
 }
 
-// sweepHeader is the summary's header row for a sweep of param; short
-// gives the console's headers.
-func sweepHeader(param string, short bool) []string {
-	h := []string{"Concurrency"}
-	if param == "request_rate" {
-		h[0] = "Request Rate"
+// sweepHeader is the summary's header row for a sweep of p's settings;
+// short gives the console's headers.
+func sweepHeader(p Point, short bool) []string {
+	var h []string
+	for _, s := range p.Settings {
+		h = append(h, s.p.header)
 	}
 	if short {
 		h = append(h, "runs ok")
@@ -225,31 +190,18 @@ func sweepHeader(param string, short bool) []string {
 	return append(h, "Error Count")
 }
 
-// sweepRow is the summary row of one point: its value, how many of its
+// sweepRow is the summary row of one point: its values, how many of its
 // runs succeeded, each headline metric as the mean over the successful
 // runs (empty when no run has it, e.g. TTFT without --streaming), and the
 // total failed requests over all its runs.
 func sweepRow(r PointResult) []string {
-	row := []string{r.Value(), strconv.Itoa(successes(r.Outcomes))}
+	var row []string
+	for _, s := range r.Settings {
+		row = append(row, s.Text())
+	}
+	row = append(row, strconv.Itoa(successes(r.Outcomes)))
 	for _, c := range sweepColumns {
-		var sum float64
-		n := 0
-		for _, o := range r.Outcomes {
-			if o.Err != nil || o.Summary == nil {
-				continue
-			}
-			if res := o.Summary.Get(c.tag); res != nil {
-				if v, ok := stat(res, c.stat); ok && finite(v) {
-					sum += v
-					n++
-				}
-			}
-		}
-		if n == 0 {
-			row = append(row, "")
-			continue
-		}
-		row = append(row, strconv.FormatFloat(sum/float64(n), 'f', 2, 64))
+		row = append(row, meanCell(r.Outcomes, c.tag, c.stat))
 	}
 	errs := 0
 	for _, o := range r.Outcomes {
@@ -260,8 +212,9 @@ func sweepRow(r PointResult) []string {
 	return append(row, strconv.Itoa(errs))
 }
 
-// WriteSweepCSV writes the sweep summary: a header row (Concurrency or
-// Request Rate, Successful Runs, Request Throughput (requests/sec), Output
+// WriteSweepCSV writes the sweep summary: a header row (a column per
+// swept setting: Concurrency, Request Rate, ISL, OSL, Num Dataset Entries,
+// Batch Size; then Successful Runs, Request Throughput (requests/sec), Output
 // Token Throughput (tokens/sec), p50/p99 Time to First Token (ms), p50/p99
 // Inter Token Latency (ms), p50/p99 Request Latency (ms), Error Count) and
 // one row per point in sweep order. Metric cells are means over the
@@ -273,7 +226,7 @@ func WriteSweepCSV(w io.Writer, results []PointResult) error {
 	}
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true
-	rows := [][]string{sweepHeader(results[0].Param, false)}
+	rows := [][]string{sweepHeader(results[0].Point, false)}
 	for _, r := range results {
 		rows = append(rows, sweepRow(r))
 	}
@@ -291,7 +244,7 @@ func printSweep(opts Options, results []PointResult, at string) error {
 	out := opts.stdout()
 	fmt.Fprintf(out, "\nSweep Summary (%d points; throughput per second, latencies in ms)\n", len(results))
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, strings.Join(sweepHeader(results[0].Param, true), "\t")+"\t")
+	fmt.Fprintln(tw, strings.Join(sweepHeader(results[0].Point, true), "\t")+"\t")
 	for _, r := range results {
 		fmt.Fprintln(tw, strings.Join(sweepRow(r), "\t")+"\t")
 	}
@@ -300,6 +253,39 @@ func printSweep(opts Options, results []PointResult, at string) error {
 	}
 	_, err := fmt.Fprintf(out, "Sweep Summary CSV: %s\n", at)
 	return err
+}
+
+// meanCell is statistic st of metric tag as the mean over the successful
+// outcomes with two decimals, "" when none has it (e.g. TTFT without
+// --streaming).
+func meanCell(outcomes []Outcome, tag, st string) string {
+	v, ok := meanStat(outcomes, tag, st)
+	if !ok {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// meanStat is statistic st of metric tag as the mean over the successful
+// outcomes; false when none has it.
+func meanStat(outcomes []Outcome, tag, st string) (float64, bool) {
+	var sum float64
+	n := 0
+	for _, o := range outcomes {
+		if o.Err != nil || o.Summary == nil {
+			continue
+		}
+		if res := o.Summary.Get(tag); res != nil {
+			if v, ok := stat(res, st); ok && finite(v) {
+				sum += v
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
 }
 
 // successes counts the successful outcomes.
