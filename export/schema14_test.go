@@ -21,6 +21,9 @@ func fixture14(t *testing.T) (*metrics.Summary, *RunInfo) {
 	s.Results = slices.Clone(s.Results)
 	for i := range s.Results {
 		r := &s.Results[i]
+		if m, ok := metrics.Lookup(r.Tag); ok {
+			r.Header = m.HeaderFor(&metrics.Config{Schema14: true}) // 0.13 renamed a few
+		}
 		if !r.Scalar {
 			r.Count = 10
 			r.Sum = r.Avg * 10

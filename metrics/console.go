@@ -70,3 +70,17 @@ func (m *Metric) ConsoleGroup(cfg *Config) (group string, order int) {
 	}
 	return GroupDefault, m.DisplayOrder
 }
+
+// headers14 are the headers AIPerf 0.13 changed.
+var headers14 = map[string]string{
+	"usage_prompt_tokens_diff_pct": "Usage Prompt Diff %",
+}
+
+// HeaderFor returns the metric's header in a run configured by cfg: AIPerf
+// 0.13's for a Schema14 run (it renamed a few), else Header.
+func (m *Metric) HeaderFor(cfg *Config) string {
+	if h, ok := headers14[m.Tag]; ok && cfg.Schema14 {
+		return h
+	}
+	return m.Header
+}

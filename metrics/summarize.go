@@ -39,7 +39,7 @@ func (a *Accumulator) Summary(clock *record.Clock) *Summary {
 			continue
 		}
 		r := Result{
-			Tag: d.Tag, Header: d.Header, Unit: d.DisplayUnit,
+			Tag: d.Tag, Header: d.HeaderFor(a.cfg), Unit: d.DisplayUnit,
 			Console: d.Console(a.cfg), DisplayOrder: d.DisplayOrder,
 		}
 		r.Group, r.DisplayOrder = d.ConsoleGroup(a.cfg)

@@ -42,7 +42,7 @@ func (a *Accumulator) WindowSummary(clock *record.Clock, windowNS int64) *Summar
 			continue
 		}
 		s.Results = append(s.Results, Result{
-			Tag: d.Tag, Header: d.Header, Unit: d.DisplayUnit,
+			Tag: d.Tag, Header: d.HeaderFor(a.cfg), Unit: d.DisplayUnit,
 			Console: d.Console(a.cfg), DisplayOrder: d.DisplayOrder,
 			Scalar: true, Avg: v * d.toDisplay,
 		})
