@@ -117,9 +117,11 @@ func Types() []string {
 
 // Load reads the dataset at o.Path. With o.Type empty it picks the first
 // format whose detector accepts the file and fails, naming the types tried,
-// when none does (or saying the file is missing, empty or oversized). It returns a *FileError listing malformed lines, an error
-// naming the path when the file cannot be read or is empty, and an error
-// for an unknown type that lists the known ones.
+// when none does (or saying the file is missing, empty or oversized). An
+// o.Path of PayloadPrefix + FILE reads FILE in GenAI-Perf's payload format
+// (o.Type must be empty). It returns a *FileError listing malformed lines,
+// an error naming the path when the file cannot be read or is empty, and an
+// error for an unknown type that lists the known ones.
 func Load(ctx context.Context, o Options) (*dataset.Dataset, error) {
 	if o.Corpus == nil {
 		return nil, errors.New("custom dataset: nil corpus")
@@ -136,9 +138,17 @@ func Load(ctx context.Context, o Options) (*dataset.Dataset, error) {
 	if len(o.Models) == 0 {
 		return nil, errors.New("custom dataset: no model names")
 	}
-	f, err := pick(&o)
-	if err != nil {
-		return nil, err
+	f := &payloadFormat
+	if path, ok := payloadPath(o.Path); ok {
+		if o.Type != "" {
+			return nil, fmt.Errorf("--input-file %s%s reads GenAI-Perf's payload format, not the %s type: drop --custom-dataset-type", PayloadPrefix, path, o.Type)
+		}
+		o.Path = path
+	} else {
+		var err error
+		if f, err = pick(&o); err != nil {
+			return nil, err
+		}
 	}
 	d, err := f.load(ctx, &o)
 	if err != nil {

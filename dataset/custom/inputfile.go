@@ -14,8 +14,10 @@ import (
 // empty or blank, or its first record is longer than the line limit. The
 // error names the file, what is wrong and the fix; nil means the file (or
 // directory, for random_pool) is worth reading. Malformed content is left
-// to the format's loader, which reports every bad line.
+// to the format's loader, which reports every bad line. A path with
+// PayloadPrefix is checked without it.
 func CheckInputFile(path string) error {
+	path, _ = payloadPath(path)
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -72,6 +72,7 @@ func parseMooncake(b []byte, size int) (r *traceRow, field, msg string) {
 			return nil, "type", fmt.Sprintf("%q in a mooncake_trace row (want \"mooncake_trace\" or no type)", t)
 		}
 	}
+	textWins(&l)
 	raws := []json.RawMessage{l.InputLength, l.TextInput, l.Messages, l.Payload}
 	var given []string
 	for i, raw := range raws {
@@ -93,6 +94,24 @@ func parseMooncake(b []byte, size int) (r *traceRow, field, msg string) {
 		return nil, field, msg
 	}
 	return r, "", ""
+}
+
+// textWins settles a row with both input_length and text_input as
+// GenAI-Perf does (its payload input, which reads mooncake traces, takes
+// the text when there is one and synthesizes input_length tokens only
+// without it): a non-empty text_input wins, and input_length and hash_ids
+// are ignored; an empty text_input ("") gives way to input_length. AIPerf
+// 0.13 refuses such rows; accepting them lets GenAI-Perf's traces run.
+// A text_input that is not a string wins too, so that it is reported.
+func textWins(l *mooncakeLine) {
+	if isNull(l.InputLength) || isNull(l.TextInput) {
+		return
+	}
+	if t, msg := decodeString(l.TextInput, voiceWant); msg == "" && t == "" {
+		l.TextInput = nil
+		return
+	}
+	l.InputLength, l.HashIDs = nil, nil
 }
 
 // mooncakeInput decodes the row's one input field, hash_ids and tools.
