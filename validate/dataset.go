@@ -13,8 +13,9 @@ import (
 	"github.com/aiperf-go/aiperf/tokenizer"
 )
 
-// checkDataset loads path as the custom dataset type typ, as aiperf
-// profile --input-file would (builtin tokenizer, every bad line listed),
+// checkDataset loads path as the custom dataset type typ ("" for
+// GenAI-Perf's payload format), as aiperf profile --input-file would
+// (builtin tokenizer, every bad line listed),
 // and turns the loader's errors into problems; Rows counts the file's
 // non-blank lines (0 for a random_pool directory).
 func checkDataset(ctx context.Context, typ, path string) (Result, error) {
@@ -29,8 +30,11 @@ func checkDataset(ctx context.Context, typ, path string) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("validate: %w", err)
 	}
-	_, err = custom.Load(ctx, custom.Options{Path: path, Type: typ, Corpus: corpus, Models: []string{"validate"},
-		MaxErrors: math.MaxInt32})
+	o := custom.Options{Path: path, Type: typ, Corpus: corpus, Models: []string{"validate"}, MaxErrors: math.MaxInt32}
+	if typ == "" {
+		o.Path = custom.PayloadPrefix + path
+	}
+	_, err = custom.Load(ctx, o)
 	var fe *custom.FileError
 	switch {
 	case errors.As(err, &fe):

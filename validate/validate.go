@@ -24,6 +24,9 @@ const (
 	TargetSummary = "profile-export-json"
 	// TargetInputs is inputs.json: the payloads sent, per session.
 	TargetInputs = "inputs-json"
+	// TargetPayload is GenAI-Perf's payload file (--input-file
+	// payload:FILE).
+	TargetPayload = "payload"
 )
 
 // Problem is one thing wrong with a file.
@@ -59,14 +62,15 @@ func Targets() []string {
 }
 
 // DatasetTargets returns the dataset types in AIPerf's hyphenated spelling
-// (mooncake-trace, as `aiperf validate` names its one target). Check also
-// takes them as --custom-dataset-type spells them (mooncake_trace).
+// (mooncake-trace, as `aiperf validate` names its one target), then
+// TargetPayload. Check also takes them as --custom-dataset-type spells
+// them (mooncake_trace).
 func DatasetTargets() []string {
 	var out []string
 	for _, t := range custom.Types() {
 		out = append(out, strings.ReplaceAll(t, "_", "-"))
 	}
-	return out
+	return append(out, TargetPayload)
 }
 
 // ErrTarget reports a target Check does not know; its text lists them.
@@ -87,6 +91,8 @@ func Check(ctx context.Context, target, path string) (Result, error) {
 		return checkSummary(path)
 	case TargetInputs:
 		return checkInputs(path)
+	case TargetPayload:
+		return checkDataset(ctx, "", path)
 	}
 	typ := strings.ReplaceAll(target, "-", "_")
 	if !slices.Contains(custom.Types(), typ) {

@@ -57,6 +57,11 @@ not json
 		{"single turn: no text", "single-turn", file("single.jsonl", `{"text": "a"}
 {"texts": 5}
 `), 0, []where{{2, "texts"}}},
+		{"payload", TargetPayload, file("payload.jsonl", `{"text": "a", "temperature": 0}
+{"messages": [], "model": "m"}
+{"text": 1}
+{"timestamp": 3}
+`), 0, []where{{3, "text"}, {4, ""}}},
 		{"empty file", "single-turn", file("empty.jsonl", ""), 0, []where{{0, ""}}},
 
 		// Broken records.
