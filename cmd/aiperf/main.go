@@ -79,7 +79,7 @@ func hasEnvPrefix(environ []string) bool {
 // run parses args and runs the selected subcommand.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	given := args // the command line as typed, for the run's record
-	if len(args) > 0 && args[0] == "profile" {
+	if len(args) > 0 && (args[0] == "profile" || args[0] == "analyze") {
 		args = expandMultiValue(args)
 	}
 	return command.Run(ctx, newRoot(given, stdout, stderr), args, stdout, stderr,
@@ -100,6 +100,7 @@ func newRoot(given []string, stdout, stderr io.Writer) *ff.Command {
 		Flags:     rootFlags,
 		Subcommands: []*ff.Command{
 			newProfileCommand(given, stdout, stderr),
+			newAnalyzeCommand(given, stdout, stderr),
 			newMockServerCommand(stdout, stderr),
 			newAnalyzeTraceCommand(stdout, stderr),
 			newSynthesizeCommand("synthesize", false, stdout),

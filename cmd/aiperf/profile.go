@@ -152,7 +152,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 
 	load.add(0, "concurrency", sweepInt{&cfg.Concurrency, &cfg.ConcurrencyList}, "`N` concurrent requests (closed loop), or a ceiling with --request-rate; a list (1,2,4,8) or range (1:8, powers of two; 2:8:2) sweeps, one run per value")
 	load.add(0, "request-rate", sweepFloat{&cfg.RequestRate, &cfg.RequestRateList}, "`RPS` requests per second (open loop); a list (10,20,40) or range (10:40:10) sweeps, one run per value")
-	load.add(0, "sweep-type", str(&cfg.SweepType), "how several sweep lists (--concurrency or --request-rate, --isl, --osl, --num-dataset-entries, --prompt-batch-size) combine: grid (every combination; default) or zip (element-wise, equal lengths)")
+	load.add(0, "sweep-type", str(&cfg.SweepType), "`TYPE`: how several sweep lists (--concurrency or --request-rate, --isl, --osl, --num-dataset-entries, --prompt-batch-size) combine, grid (every combination; default) or zip (element-wise, equal lengths); under aiperf analyze the setting to sweep: concurrency, request_rate, input_sequence_length, num_dataset_entries or batch_size (--prompt-batch-size)")
 	load.add(0, "arrival-pattern", str(&cfg.ArrivalPattern), "`PATTERN`: constant, poisson or gamma", "request-rate-mode")
 	load.add(0, "arrival-smoothness", num(&cfg.ArrivalSmoothness), "gamma `SHAPE`: < 1 bursty, 1 poisson, > 1 smooth", "vllm-burstiness")
 	load.add(0, "request-count", integer(&cfg.RequestCount), "`N` requests to send (default max(10, 2*concurrency))", "num-requests")

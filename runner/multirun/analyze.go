@@ -3,6 +3,7 @@ package multirun
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -48,6 +49,66 @@ func Analyze(ctx context.Context, cfg *runner.Config, opts Options) ([]PointResu
 		write:   WriteAnalyzeCSV,
 		print:   printAnalyze,
 	})
+}
+
+// ApplyAnalyzeSweep sets cfg up for `aiperf analyze`: sweepType is
+// GenAI-Perf's --sweep-type (one of AnalyzeSweepTypes), and exactly one
+// of rangeSpec (--sweep-range min:max[:step]; without a step the powers
+// of two from min to max, or every integer for num_dataset_entries, see
+// ParseSweepInts) and list (--sweep-list a,b,c, integers >= 1) gives its
+// values. It refuses the profile flags' own sweep lists (analyze sweeps
+// one setting) and clears --sweep-type grid|zip. Every error names the
+// flag and the fix.
+func ApplyAnalyzeSweep(cfg *runner.Config, sweepType, rangeSpec, list string) error {
+	var p *param
+	for _, q := range params {
+		if q.analyze != "" && q.analyze == sweepType {
+			p = q
+		}
+	}
+	if p == nil {
+		if sweepType == "" {
+			return fmt.Errorf("--sweep-type is required: one of %s", strings.Join(AnalyzeSweepTypes(), ", "))
+		}
+		return fmt.Errorf("--sweep-type %q is not a setting analyze sweeps: use one of %s", sweepType, strings.Join(AnalyzeSweepTypes(), ", "))
+	}
+	for _, q := range params {
+		if len(q.list(cfg)) > 1 {
+			return fmt.Errorf("%s has several values, but analyze sweeps only its --sweep-type: give %s one value (or sweep it with aiperf profile)", q.flag, q.flag)
+		}
+	}
+	var vs []int
+	switch {
+	case rangeSpec == "" && list == "":
+		return fmt.Errorf("--sweep-type %s needs its values: give --sweep-range min:max[:step] or --sweep-list a,b,c", sweepType)
+	case rangeSpec != "" && list != "":
+		return errors.New("--sweep-range and --sweep-list are both given: give one of them")
+	case rangeSpec != "":
+		if !strings.Contains(rangeSpec, ":") || strings.Contains(rangeSpec, ",") {
+			return fmt.Errorf("--sweep-range %q: write min:max or min:max:step, e.g. 8:256 or 100:500:50", rangeSpec)
+		}
+		var err error
+		if vs, err = ParseSweepInts(rangeSpec, p.name == "num_dataset_entries"); err != nil {
+			return fmt.Errorf("--sweep-range: %w", err)
+		}
+	default:
+		for _, item := range strings.Split(list, ",") {
+			v, err := parseWhole(strings.TrimSpace(item))
+			if err != nil {
+				return fmt.Errorf("--sweep-list: %w", err)
+			}
+			if v < 1 {
+				return fmt.Errorf("--sweep-list value %d must be >= 1", v)
+			}
+			vs = append(vs, v)
+		}
+		if len(vs) > MaxSweepValues {
+			return fmt.Errorf("--sweep-list has more than %d values: sweep fewer", MaxSweepValues)
+		}
+	}
+	p.setList(cfg, vs)
+	cfg.AnalyzeSweepType, cfg.SweepType = sweepType, ""
+	return nil
 }
 
 // AnalyzeDir is the scenario directory GenAI-Perf's analyze names for

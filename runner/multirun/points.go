@@ -2,6 +2,7 @@ package multirun
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,6 +25,8 @@ type param struct {
 	// list returns cfg's list of values; set applies one value.
 	list func(*runner.Config) []float64
 	set  func(*runner.Config, float64)
+	// setList sets cfg's list (and its first value).
+	setList func(*runner.Config, []int)
 }
 
 // ints converts an integer list to the float64 values of a Setting.
@@ -39,23 +42,29 @@ func ints(vs []int) []float64 {
 // (the first varies slowest in a grid) and their columns appear.
 var params = []*param{
 	{name: "concurrency", header: "Concurrency", flag: "--concurrency", analyze: "concurrency", genai: "concurrency",
-		list: func(c *runner.Config) []float64 { return ints(c.ConcurrencyList) },
-		set:  func(c *runner.Config, v float64) { c.Concurrency = int(v) }},
+		list:    func(c *runner.Config) []float64 { return ints(c.ConcurrencyList) },
+		set:     func(c *runner.Config, v float64) { c.Concurrency = int(v) },
+		setList: func(c *runner.Config, vs []int) { c.ConcurrencyList, c.Concurrency = vs, vs[0] }},
 	{name: "request_rate", header: "Request Rate", flag: "--request-rate", analyze: "request_rate", genai: "request_rate",
-		list: func(c *runner.Config) []float64 { return c.RequestRateList },
-		set:  func(c *runner.Config, v float64) { c.RequestRate = v }},
+		list:    func(c *runner.Config) []float64 { return c.RequestRateList },
+		set:     func(c *runner.Config, v float64) { c.RequestRate = v },
+		setList: func(c *runner.Config, vs []int) { c.RequestRateList, c.RequestRate = ints(vs), float64(vs[0]) }},
 	{name: "isl", header: "ISL", flag: "--isl", analyze: "input_sequence_length", genai: "input_sequence_length",
-		list: func(c *runner.Config) []float64 { return ints(c.ISLList) },
-		set:  func(c *runner.Config, v float64) { c.ISLMean = v }},
+		list:    func(c *runner.Config) []float64 { return ints(c.ISLList) },
+		set:     func(c *runner.Config, v float64) { c.ISLMean = v },
+		setList: func(c *runner.Config, vs []int) { c.ISLList, c.ISLMean = vs, float64(vs[0]) }},
 	{name: "osl", header: "OSL", flag: "--osl",
-		list: func(c *runner.Config) []float64 { return ints(c.OSLList) },
-		set:  func(c *runner.Config, v float64) { c.OSLMean = v }},
+		list:    func(c *runner.Config) []float64 { return ints(c.OSLList) },
+		set:     func(c *runner.Config, v float64) { c.OSLMean = v },
+		setList: func(c *runner.Config, vs []int) { c.OSLList, c.OSLMean = vs, float64(vs[0]) }},
 	{name: "num_dataset_entries", header: "Num Dataset Entries", flag: "--num-dataset-entries", analyze: "num_dataset_entries", genai: "num_dataset_entries",
-		list: func(c *runner.Config) []float64 { return ints(c.NumDatasetEntriesList) },
-		set:  func(c *runner.Config, v float64) { c.NumDatasetEntries, c.NumDatasetEntriesSet = int(v), true }},
+		list:    func(c *runner.Config) []float64 { return ints(c.NumDatasetEntriesList) },
+		set:     func(c *runner.Config, v float64) { c.NumDatasetEntries, c.NumDatasetEntriesSet = int(v), true },
+		setList: func(c *runner.Config, vs []int) { c.NumDatasetEntriesList, c.NumDatasetEntries = vs, vs[0] }},
 	{name: "prompt_batch_size", header: "Batch Size", flag: "--prompt-batch-size", analyze: "batch_size", genai: "runtime_batch_size",
-		list: func(c *runner.Config) []float64 { return ints(c.PromptBatchSizeList) },
-		set:  func(c *runner.Config, v float64) { c.PromptBatchSize = int(v) }},
+		list:    func(c *runner.Config) []float64 { return ints(c.PromptBatchSizeList) },
+		set:     func(c *runner.Config, v float64) { c.PromptBatchSize = int(v) },
+		setList: func(c *runner.Config, vs []int) { c.PromptBatchSizeList, c.PromptBatchSize = vs, vs[0] }},
 }
 
 // AnalyzeSweepTypes are GenAI-Perf's analyze --sweep-type values.
@@ -180,7 +189,11 @@ func checkSweep(cfg *runner.Config) []error {
 	switch cfg.SweepType {
 	case "", "grid", "zip":
 	default:
-		errs = append(errs, fmt.Errorf("--sweep-type %q is not a way to combine sweep lists: use grid (every combination) or zip (element-wise)", cfg.SweepType))
+		hint := ""
+		if slices.Contains(AnalyzeSweepTypes(), cfg.SweepType) {
+			hint = " (" + cfg.SweepType + " is aiperf analyze's --sweep-type)"
+		}
+		errs = append(errs, fmt.Errorf("--sweep-type %q is not a way to combine sweep lists%s: use grid (every combination) or zip (element-wise)", cfg.SweepType, hint))
 	}
 	ps, values := swept(cfg)
 	if cfg.SweepType == "zip" {
