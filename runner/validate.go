@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/aiperf-go/aiperf/dataset/custom"
+	"github.com/aiperf-go/aiperf/dataset/media"
 	"github.com/aiperf-go/aiperf/endpoint"
 	"github.com/aiperf-go/aiperf/internal/secret"
 	"github.com/aiperf-go/aiperf/metrics"
@@ -224,3 +226,47 @@ func unwrapURLError(err error) error {
 
 // StoreSchemes returns the --artifact-dir URL schemes Validate accepts.
 func StoreSchemes() []string { return slices.Clone(storeSchemes) }
+
+// NormalizeChoices rewrites every enumerated setting given in another
+// spelling to its canonical one, matching as AIPerf's enums do: ignoring
+// case, with '-' and '_' alike (--model-selection-strategy round-robin is
+// round_robin, --image-format PNG is png). A value that matches no choice
+// is left as it is, for Validate to refuse. Call it once after parsing,
+// before ApplyServiceKind and Validate.
+func (c *Config) NormalizeChoices() {
+	for _, ch := range []struct {
+		p     *string
+		valid []string
+	}{
+		{&c.ModelSelectionStrategy, selectionStrategy}, {&c.URLStrategy, []string{urlRoundRobin}},
+		{&c.EndpointType, endpoint.Names()}, {&c.ServiceKind, append(slices.Clone(serviceKinds), unsupportedServiceKinds...)},
+		{&c.Backend, endpoint.Backends}, {&c.CustomDatasetType, custom.Types()}, {&c.PublicDataset, publicDatasets},
+		{&c.DatasetSampling, samplingStrategies}, {&c.ArrivalPattern, arrivalPatterns}, {&c.WarmupArrivalPattern, arrivalPatterns},
+		{&c.ConnectionReuse, connectionReuse}, {&c.ExportLevel, exportLevels}, {&c.UIType, uiTypes}, {&c.LogLevel, logLevels},
+		{&c.ImageFormat, []string{media.ImagePNG, media.ImageJPEG, media.ImageRandom}},
+		{&c.AudioFormat, []string{media.AudioWAV, media.AudioMP3}},
+		{&c.VideoSynthType, []string{media.SynthMovingShapes, media.SynthGridClock, media.SynthNoise}},
+		{&c.VideoFormat, []string{media.VideoWebM, media.VideoMP4}},
+	} {
+		*ch.p = canonicalChoice(*ch.p, ch.valid)
+	}
+	for i, f := range c.ServerMetricsFormats {
+		c.ServerMetricsFormats[i] = canonicalChoice(f, serverMetricsFormats)
+	}
+}
+
+// canonicalChoice returns the choice v names ignoring case, '-' and '_',
+// or v when it names none.
+func canonicalChoice(v string, valid []string) string {
+	key := choiceKey(v)
+	for _, ok := range valid {
+		if choiceKey(ok) == key {
+			return ok
+		}
+	}
+	return v
+}
+
+func choiceKey(s string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_")
+}

@@ -30,6 +30,19 @@ func main() {
 	os.Exit(exitCode(err, os.Stderr))
 }
 
+// withVersionFlag gives root `--version`: print the version line (as
+// `aiperf-report version`) and exit. Without it, root still needs a
+// subcommand.
+func withVersionFlag(root *ff.Command, rc *rootConfig) {
+	show := root.Flags.(*ff.FlagSet).BoolLong("version", "print the version and exit (as aiperf-report version)")
+	root.Exec = func(ctx context.Context, _ []string) error {
+		if !*show {
+			return ff.ErrNoExec
+		}
+		return newVersionCommand(rc, nil).Exec(ctx, nil)
+	}
+}
+
 func exitCode(err error, stderr io.Writer) int {
 	return command.ExitCode("aiperf-report", err, stderr)
 }
@@ -48,6 +61,7 @@ type rootConfig struct {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	rc := &rootConfig{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRootCommand(rc)
+	withVersionFlag(root, rc)
 	return command.Run(ctx, root, flagsFirst(root, args), stdout, stderr, ff.WithEnvVarPrefix("AIPERF_REPORT"))
 }
 

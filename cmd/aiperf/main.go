@@ -82,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && (args[0] == "profile" || args[0] == "analyze") {
 		args = expandMultiValue(args)
 	}
-	return command.Run(ctx, newRoot(given, stdout, stderr), args, stdout, stderr,
+	return command.Run(ctx, withVersionFlag(newRoot(given, stdout, stderr), stdout), args, stdout, stderr,
 		ff.WithEnvVarPrefix("AIPERF"),
 		ff.WithConfigFileFlag("config"),
 		ff.WithConfigFileParser(configFileParser(given)),

@@ -76,7 +76,7 @@ func TestInvalidConfigurationExitsTwoBeforeAnyRequest(t *testing.T) {
 		{"unknown flag", []string{"-m", "x", "--concurency", "3"}, "concurency"},
 		{"bad number", []string{"-m", "x", "--concurrency", "many"}, "concurrency"},
 		{"bad duration", []string{"-m", "x", "--benchmark-duration", "soon"}, `"soon" is not a number of seconds`},
-		{"positional", []string{"-m", "x", "extra"}, `unexpected argument "extra"`},
+		{"positional", []string{"-m", "x", "--streaming", "extra"}, `unexpected argument "extra"`},
 		{"user-centric with rate", []string{"-m", "x", "--user-centric-rate", "5", "--num-users", "2", "--session-turns-mean", "2", "--request-rate", "3"}, "--user-centric-rate cannot be used together with --request-rate or --arrival-pattern"},
 		{"user-centric with pattern", []string{"-m", "x", "--user-centric-rate", "5", "--num-users", "2", "--session-turns-mean", "2", "--arrival-pattern", "constant"}, "--user-centric-rate cannot be used together with --request-rate or --arrival-pattern"},
 		{"user-centric users", []string{"-m", "x", "--user-centric-rate", "5", "--session-turns-mean", "2"}, "--user-centric-rate requires --num-users to be set"},

@@ -9,7 +9,9 @@ import (
 // (cyclopts) consume-multiple options do: `--server-metrics a:8081 b:9090`.
 // A bare flag (no value follows) is given the value "," (no items; the
 // parser refuses an empty value).
-var multiValueFlags = []string{"--url", "--gpu-telemetry", "--server-metrics", "--server-metrics-formats"}
+var multiValueFlags = []string{"--url", "--gpu-telemetry", "--server-metrics", "--server-metrics-formats",
+	// GenAI-Perf's nargs flags.
+	"-m", "--model", "--model-names", "-g", "--goodput", "--audio-depths", "--audio-sample-rates", "--server-metrics-url", "--server-metrics-urls"}
 
 // expandMultiValue rewrites a profile command line so that the standard
 // flag parser reads AIPerf's multi-value flags: every value after such a
@@ -30,10 +32,16 @@ func expandMultiValue(args []string) []string {
 		for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 			i++
 			n++
-			out = append(out, a+"="+args[i])
+			if strings.HasPrefix(a, "--") {
+				out = append(out, a+"="+args[i])
+			} else { // a short flag takes no -m=value
+				out = append(out, a, args[i])
+			}
 		}
-		if n == 0 {
+		if n == 0 && strings.HasPrefix(a, "--") {
 			out = append(out, a+"=,")
+		} else if n == 0 {
+			out = append(out, a)
 		}
 	}
 	return out

@@ -132,8 +132,8 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	media.add(0, "audio-length-mean", num(&cfg.AudioLengthMean), "synthetic audio length mean in `SECONDS`")
 	media.add(0, "audio-length-stddev", num(&cfg.AudioLengthStddev), "audio length standard deviation in `SECONDS`")
 	media.add(0, "audio-format", str(&cfg.AudioFormat), "`FORMAT`: wav or mp3")
-	media.add(0, "audio-sample-rates", floatList{&cfg.AudioSampleRates}, "sample rates in `KHZ`, comma-separated; one is picked per clip")
-	media.add(0, "audio-depths", intList{&cfg.AudioDepths}, "bit `DEPTHS` (8, 16, 24, 32), comma-separated; one is picked per clip")
+	media.add(0, "audio-sample-rates", numberList{floats: &cfg.AudioSampleRates, set: new(bool)}, "sample rates in `KHZ`, comma- or space-separated; one is picked per clip")
+	media.add(0, "audio-depths", numberList{ints: &cfg.AudioDepths, set: new(bool)}, "bit `DEPTHS` (8, 16, 24, 32), comma- or space-separated; one is picked per clip")
 	media.add(0, "audio-num-channels", integer(&cfg.AudioNumChannels), "`CHANNELS`: 1 or 2")
 	media.add(0, "audio-batch-size", integer(&cfg.AudioBatchSize), "audio clips per request (`N`)", "batch-size-audio")
 	media.add(0, "video-width", integer(&cfg.VideoWidth), "synthetic video width in `PIXELS` (video needs width and height, and ffmpeg)")
@@ -197,7 +197,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	load.add(0, "profile-run-disable-warmup-after-first", boolean(&cfg.ProfileRunDisableWarmupAfterFirst), "warm up before the first profile run only")
 	load.add(0, "set-consistent-seed", boolean(&cfg.SetConsistentSeed), "use seed 42 for every profile run when --random-seed is not given")
 
-	good.add(0, "goodput", str(&cfg.Goodput), "SLOs as `tag:value ...`, e.g. 'time_to_first_token:250 inter_token_latency:10'")
+	good.add('g', "goodput", spacedList{&cfg.Goodput, new(bool)}, "SLOs as `tag:value ...`, e.g. 'time_to_first_token:250 inter_token_latency:10' (or several values: -g time_to_first_token:250 inter_token_latency:10)")
 	good.add(0, "threshold", listValue{p: &cfg.Thresholds, split: true}, "CI gate `TAG.STAT<N` on the run's summary, k6-style: 'time_to_first_token.p99<300', 'request_throughput.avg>50', 'error_request_count<1'; stats avg (default), min, max, std, p1, p5, p10, p25, p50, p75, p90, p95, p99; comparators < <= > >= == !=; N in the metric's display unit (ms for latencies); repeatable or comma-separated (AIPERF_THRESHOLD); a failed gate exits 3 and the verdict is stored as verdict.json")
 
 	out.add(0, "artifact-dir", str(&cfg.ArtifactDir), "`DIR` or store URL for the artifacts (file://, s3://, gs://, azblob://, mem://)")
@@ -228,6 +228,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	ui.add(0, "log-level", str(&cfg.LogLevel), "`LEVEL`: TRACE, DEBUG, INFO, NOTICE, WARNING, SUCCESS, ERROR or CRITICAL")
 	ui.add('v', "verbose", countBool{verbose}, "debug logging (-vv: trace)")
 	ui.add(0, "config", str(configFile), "YAML `FILE` of flag values (flags and AIPERF_* env vars win over it)")
+	addCompatGroup(ep.fs, ui.fs, cfg, verbose)
 	return ep.fs
 }
 
@@ -247,6 +248,7 @@ func newProfileCommand(args []string, stdout, stderr io.Writer) *ff.Command {
 		if err := finishProfileConfig(&cfg, fs, verbose, rest, args); err != nil {
 			return err
 		}
+		printCompatWarnings(stderr, &cfg, fs)
 		return runProfile(ctx, &cfg, stdout, stderr)
 	}
 	return cmd
@@ -281,7 +283,11 @@ func finishProfileConfig(cfg *runner.Config, fs *ff.FlagSet, verbose int, rest, 
 	}
 	cfg.LogLevel = strings.ToUpper(cfg.LogLevel)
 	cfg.CLICommand = runner.ShellQuote(append([]string{"aiperf"}, secret.Args(args)...))
+	cfg.NormalizeChoices()
 	cfg.ApplyServiceKind()
+	if err := applyCompat(cfg, fs, set); err != nil {
+		return command.Usage(err)
+	}
 	if err := shardEnvFromProcess(cfg, set); err != nil {
 		return command.Usage(err)
 	}

@@ -14,8 +14,11 @@ func TestExpandMultiValue(t *testing.T) {
 	tests := []struct{ in, want []string }{
 		{[]string{"profile", "--server-metrics", "a:1", "b:2/metrics", "--streaming"},
 			[]string{"profile", "--server-metrics=a:1", "--server-metrics=b:2/metrics", "--streaming"}},
-		{[]string{"profile", "--gpu-telemetry", "--model", "m"}, []string{"profile", "--gpu-telemetry=,", "--model", "m"}},
-		{[]string{"profile", "--model", "m", "--gpu-telemetry"}, []string{"profile", "--model", "m", "--gpu-telemetry=,"}},
+		{[]string{"profile", "--gpu-telemetry", "--model", "m"}, []string{"profile", "--gpu-telemetry=,", "--model=m"}},
+		{[]string{"profile", "--model", "m", "--gpu-telemetry"}, []string{"profile", "--model=m", "--gpu-telemetry=,"}},
+		// GenAI-Perf's nargs: -m a b, -g a:1 b:2 (a short flag takes no =value).
+		{[]string{"profile", "-m", "a", "b", "-g", "x:1", "y:2", "-v"}, []string{"profile", "-m", "a", "-m", "b", "-g", "x:1", "-g", "y:2", "-v"}},
+		{[]string{"profile", "-m"}, []string{"profile", "-m"}},
 		{[]string{"profile", "--server-metrics-formats", "json", "jsonl"}, []string{"profile", "--server-metrics-formats=json", "--server-metrics-formats=jsonl"}},
 		{[]string{"profile", "--gpu-telemetry=nvml", "--", "--gpu-telemetry", "x"}, []string{"profile", "--gpu-telemetry=nvml", "--", "--gpu-telemetry", "x"}},
 	}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/peterbourgon/ff/v4"
+
+	"github.com/aiperf-go/aiperf/runner"
+)
+
+// compatAliases are the other names AIPerf 0.13 and GenAI-Perf give
+// aiperf's flags (see docs/cli.md): alias → the flag it sets. Each means
+// exactly what its flag does.
+var compatAliases = []struct{ alias, flag string }{
+	{"batch-size", "prompt-batch-size"}, // GenAI-Perf's --batch-size is --batch-size-text
+	{"output-artifact-dir", "artifact-dir"},
+	{"conversation-turn-mean", "session-turns-mean"},
+	{"conversation-turn-stddev", "session-turns-stddev"},
+	{"conversation-turn-delay-mean", "session-turn-delay-mean"},
+	{"conversation-turn-delay-stddev", "session-turn-delay-stddev"},
+	{"conversation-turn-delay-ratio", "session-delay-ratio"},
+	{"prompt-prefix-pool-size", "num-prefix-prompts"},
+	{"prefix-prompt-pool-size", "num-prefix-prompts"},
+	{"prompt-prefix-length", "prefix-prompt-length"},
+	{"prompt-input-tokens-block-size", "isl-block-size"},
+	{"synthetic-input-tokens-block-size", "isl-block-size"},
+	// GenAI-Perf's concurrent sessions: aiperf's concurrency slots each
+	// run one session's turns in order.
+	{"session-concurrency", "concurrency"},
+	{"profile-export-level", "export-level"},
+	// GenAI-Perf's Triton metrics URLs (full URLs with /metrics).
+	{"server-metrics-url", "server-metrics"},
+	{"server-metrics-urls", "server-metrics"},
+}
+
+// aliasValue sets another flag: an alias registered apart from its flag.
+// Setting it sets (and marks as set) the flag itself.
+type aliasValue struct{ target ff.Flag }
+
+func (a aliasValue) String() string     { return a.target.GetValue() }
+func (a aliasValue) Set(s string) error { return a.target.SetValue(s) }
+
+// addAliases registers compatAliases in g; every target must be a flag of
+// root (g itself or a group root reaches through its parents).
+func addAliases(g flagGroup, root *ff.FlagSet) {
+	for _, a := range compatAliases {
+		target, ok := root.GetFlag(a.flag)
+		if !ok {
+			panic("alias of an unknown flag --" + a.flag) // a programming error
+		}
+		usage := "alias of --" + a.flag
+		if ph := target.GetPlaceholder(); ph != "" {
+			usage += " (`" + ph + "`)"
+		}
+		g.add(0, a.alias, aliasValue{target}, usage)
+	}
+}
+
+// addCompatGroup adds the Compatibility section of the help after last
+// (the final group) and registers its flags, bound to cfg and verbose;
+// root is the first group.
+func addCompatGroup(root, last *ff.FlagSet, cfg *runner.Config, verbose *int) {
+	g := flagGroup{ff.NewFlagSet("Compatibility (AIPerf 0.13, GenAI-Perf; see docs/cli.md)")}
+	last.SetParent(g.fs)
+	addCompatFlags(g, cfg, verbose)
+	addAliases(g, root)
+}
+
+// printCompatWarnings prints the warnings of the compatibility flags set in
+// fs (see compatWarnings), one line each.
+func printCompatWarnings(w io.Writer, cfg *runner.Config, fs *ff.FlagSet) {
+	for _, s := range compatWarnings(cfg, fs) {
+		fmt.Fprintf(w, "aiperf: warning: %s\n", s)
+	}
+}
