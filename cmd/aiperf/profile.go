@@ -104,6 +104,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	in.add(0, "isl-block-size", integer(&cfg.ISLBlockSize), "trace hash block size in `TOKENS` (default: mooncake 512, bailian 16)")
 	in.add(0, "synthesis-max-isl", integer(&cfg.SynthesisMaxISL), "drop trace rows with more than `TOKENS` input tokens")
 	in.add(0, "synthesis-max-osl", integer(&cfg.SynthesisMaxOSL), "cap trace rows' output length at `TOKENS`")
+	synthesisFlags(in, cfg)
 	in.add(0, "ignore-trace-delays", boolean(&cfg.IgnoreTraceDelays), "drop the timestamps and delays of a trace")
 	in.add(0, "num-prefix-prompts", integer(&cfg.NumPrefixPrompts), "`N` shared prefix prompts, one prepended to each conversation's first turn")
 	in.add(0, "prefix-prompt-length", integer(&cfg.PrefixPromptLength), "length of each prefix prompt in `TOKENS`")
