@@ -3,6 +3,9 @@ package runner
 import (
 	"slices"
 	"testing"
+
+	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 )
 
 func TestSynthesisProblems(t *testing.T) {
@@ -32,5 +35,27 @@ func TestSynthesisProblems(t *testing.T) {
 	s := c.traceSynthesis()
 	if s.OutputLenMultiplier != 0.5 || s.PrefixLenMultiplier != 3 || s.PrefixRootMultiplier != 4 || s.SpeedupRatio != 1 || s.PromptLenMultiplier != 1 {
 		t.Errorf("traceSynthesis: %+v", *s)
+	}
+}
+
+// TestTraceSynthesisReachesRequests: --synthesis-output-len-multiplier
+// and --synthesis-speedup-ratio apply to a trace --input-file before the
+// run: the server sees the doubled output lengths.
+func TestTraceSynthesisReachesRequests(t *testing.T) {
+	srv := mocktest.Start(t, mockserver.Config{RecordTimelines: true, OutputTokens: 2})
+	cfg := testConfig(t, srv.URL())
+	cfg.InputFile = writeFile(t, "trace.jsonl", `{"timestamp": 0, "text_input": "first", "output_length": 3}
+{"timestamp": 5000, "text_input": "second", "output_length": 5}
+`)
+	cfg.SynthesisOutputLenMultiplier, cfg.SynthesisSpeedupRatio = 2, 1000
+	runOK(t, cfg)
+	var got []float64
+	for _, body := range serverBodies(t, srv) {
+		v, _ := body["max_completion_tokens"].(float64)
+		got = append(got, v)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []float64{6, 10}) {
+		t.Errorf("max_completion_tokens %v, want [6 10]", got)
 	}
 }
