@@ -123,13 +123,17 @@ func TestApplyAnalyzeSweep(t *testing.T) {
 		want                 string // a part of the error; "" when none
 	}{
 		{name: "concurrency range", typ: "concurrency", rng: "1:8",
-			check: func(c *runner.Config) bool { return slices.Equal(c.ConcurrencyList, []int{1, 2, 4, 8}) && c.Concurrency == 1 }},
+			check: func(c *runner.Config) bool {
+				return slices.Equal(c.ConcurrencyList, []int{1, 2, 4, 8}) && c.Concurrency == 1
+			}},
 		{name: "rate range with step", typ: "request_rate", rng: "100:500:100",
 			check: func(c *runner.Config) bool {
 				return slices.Equal(c.RequestRateList, []float64{100, 200, 300, 400, 500}) && c.RequestRate == 100
 			}},
 		{name: "isl list", typ: "input_sequence_length", list: "100,150,200,400",
-			check: func(c *runner.Config) bool { return slices.Equal(c.ISLList, []int{100, 150, 200, 400}) && c.ISLMean == 100 }},
+			check: func(c *runner.Config) bool {
+				return slices.Equal(c.ISLList, []int{100, 150, 200, 400}) && c.ISLMean == 100
+			}},
 		{name: "entries range without step is linear", typ: "num_dataset_entries", rng: "100:103",
 			check: func(c *runner.Config) bool {
 				return slices.Equal(c.NumDatasetEntriesList, []int{100, 101, 102, 103}) && c.NumDatasetEntries == 100
