@@ -96,7 +96,8 @@ func readTraceRows[R any](ctx context.Context, o *Options, errs *badLines, parse
 
 // traceFinish ends every trace load: it applies the fixed-schedule rule,
 // returns the *FileError of every bad line found, explains a trace with no
-// rows left, and builds the dataset with hash block size blockSize.
+// rows left, rescales the rows by o.Synthesis (traceSynthesize) and builds
+// the dataset with hash block size blockSize.
 func traceFinish(ctx context.Context, o *Options, sessions []traceSession, errs *badLines, total, blockSize int) (*dataset.Dataset, error) {
 	timed := traceSchedule(o, sessions, errs)
 	if err := errs.err(); err != nil {
