@@ -21,7 +21,7 @@ import (
 func newConfigExpandCommand(given []string, stdout io.Writer) *ff.Command {
 	fs := ff.NewFlagSet("expand")
 	file := fs.StringLong("config-file", "", "the config `FILE` to expand (or give it as the argument)")
-	format := fs.StringEnumLong("format", "output `FORMAT`: yaml (flag names, readable by --config) or json", "yaml", "json")
+	format := fs.StringEnumLong("format", "output `FORMAT`: yaml (flag names, readable by --config; settings at their defaults as comments) or json", "yaml", "json")
 	return &ff.Command{
 		Name:      "expand",
 		Usage:     "aiperf config expand [--format yaml|json] FILE",
@@ -64,13 +64,14 @@ func resolvedSettings(fs *ff.FlagSet) []setting {
 	return out
 }
 
-// expandSettings renders fs's resolved settings as YAML (flat flag names,
-// plain scalars where YAML reads them back as the same text) or as a JSON
-// object of strings.
+// expandSettings renders fs's resolved settings as YAML or as a JSON object
+// of strings. The YAML uses flag names and reads back as the same
+// configuration: a setting at its default is written as a comment (live, it
+// would count as given, which some checks refuse).
 func expandSettings(fs *ff.FlagSet, format string) ([]byte, error) {
 	settings := resolvedSettings(fs)
+	var b bytes.Buffer
 	if format == "json" {
-		var b bytes.Buffer
 		b.WriteString("{\n")
 		for i, s := range settings {
 			k, _ := json.Marshal(s.name)
@@ -84,20 +85,19 @@ func expandSettings(fs *ff.FlagSet, format string) ([]byte, error) {
 		b.WriteString("}\n")
 		return b.Bytes(), nil
 	}
-	m := &yaml.Node{Kind: yaml.MappingNode}
+	defaults := profileFlagsInfo().defaults
 	for _, s := range settings {
-		m.Content = append(m.Content,
-			&yaml.Node{Kind: yaml.ScalarNode, Value: s.name},
-			&yaml.Node{Kind: yaml.ScalarNode, Value: s.value})
-	}
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(m); err != nil {
-		return nil, fmt.Errorf("expand: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("expand: %w", err)
+		pair := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+			{Kind: yaml.ScalarNode, Value: s.name}, {Kind: yaml.ScalarNode, Value: s.value}}}
+		out, err := yaml.Marshal(pair)
+		if err != nil {
+			return nil, fmt.Errorf("expand %s: %w", s.name, err)
+		}
+		if def, ok := defaults[s.name]; ok && def == s.value {
+			out = append([]byte("# "), bytes.ReplaceAll(bytes.TrimSuffix(out, []byte("\n")), []byte("\n"), []byte("\n# "))...)
+			out = append(out, '\n')
+		}
+		b.Write(out)
 	}
 	return b.Bytes(), nil
 }

@@ -21,7 +21,8 @@ import (
 //   - flat: every key is a long flag name (`concurrency: 4`), a list sets a
 //     repeatable flag once per item, and a nested mapping joins its keys
 //     with '.' (`http: {video-poll-interval: 0.1}` is
-//     --http.video-poll-interval), as ff's ffyaml reads it;
+//     --http.video-poll-interval), as ff's ffyaml reads it, except that an
+//     empty value leaves the flag at its default;
 //   - GenAI-Perf's nested layout (`genai-perf config -f FILE`): top-level
 //     model_names, endpoint, input, perf_analyzer, output, tokenizer,
 //     analyze and process sections, translated key by key onto the same
@@ -74,13 +75,10 @@ func applyConfigYAML(data []byte, a configApply) error {
 	return applyFlat("", root, a)
 }
 
-// genaiTopLevel are the top-level keys of GenAI-Perf's layout. A file is in
-// that layout when it has model_names/model_name, or one of the sections
-// (endpoint and tokenizer are also flat flag names, so they count only as
+// isGenAIPerfLayout reports whether root (a mapping) is GenAI-Perf's
+// layout: it has model_names/model_name or one of the sections (endpoint,
+// tokenizer and output are also flat flag names, so they count only as
 // mappings).
-var genaiTopLevel = []string{"model_names", "model_name", "analyze", "endpoint", "input", "perf_analyzer", "output", "tokenizer", "process"}
-
-// isGenAIPerfLayout reports whether root (a mapping) is GenAI-Perf's layout.
 func isGenAIPerfLayout(root *yaml.Node) bool {
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, val := root.Content[i].Value, resolveAlias(root.Content[i+1])
@@ -123,8 +121,9 @@ func applyFlat(prefix string, m *yaml.Node, a configApply) error {
 	return nil
 }
 
-// applyFlatValue sets flag name from v: a scalar once (null as ""), a
-// sequence once per item, a mapping by its dotted keys.
+// applyFlatValue sets flag name from v: a scalar once (null, an empty
+// value, not at all: ffyaml set ""), a sequence once per item, a mapping by
+// its dotted keys.
 func applyFlatValue(name string, line int, v *yaml.Node, a configApply) error {
 	switch v.Kind {
 	case yaml.MappingNode:
@@ -140,6 +139,9 @@ func applyFlatValue(name string, line int, v *yaml.Node, a configApply) error {
 			}
 		}
 		return nil
+	}
+	if isNull(v) {
+		return nil // an empty value leaves the flag at its default
 	}
 	return setFlat(name, line, scalarText(v), a)
 }

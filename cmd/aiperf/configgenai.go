@@ -479,6 +479,9 @@ func jsonable(v any) any {
 	return v
 }
 
+// maxSweepValues bounds an analyze sweep (one benchmark per value).
+const maxSweepValues = 1000
+
 // sweepList reads an analyze sweep: {start, stop, step} is start, start +
 // step, … up to stop; {start, stop} alone is the powers of two from start
 // to stop, as GenAI-Perf's analyze searches concurrency and request rate; a
@@ -516,6 +519,9 @@ func sweepList(v *yaml.Node) (string, error) {
 	}
 	var items []string
 	if step := r["step"]; step > 0 {
+		if (stop-start)/step >= maxSweepValues {
+			return "", fmt.Errorf("more than %d values: use a larger step", maxSweepValues)
+		}
 		for n := start; n <= stop; n += step {
 			items = append(items, strconv.Itoa(n))
 		}
