@@ -103,7 +103,7 @@ func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *exp
 		if !ok {
 			continue
 		}
-		r.Header, r.Unit, r.Console = m.Header, m.DisplayUnit, m.Console(cfg)
+		r.Header, r.Unit, r.Console = m.HeaderFor(cfg), m.DisplayUnit, m.Console(cfg)
 		r.Group, r.DisplayOrder = m.ConsoleGroup(cfg)
 		totals[m.Tag] = r.Sum
 		s.Results = append(s.Results, r)
@@ -114,7 +114,7 @@ func Show(ctx context.Context, db *sql.DB, runID string) (*metrics.Summary, *exp
 		if !ok || !m.Exported() || !m.Enabled(cfg) {
 			return
 		}
-		r := metrics.Result{Tag: tag, Header: m.Header, Unit: m.DisplayUnit, Scalar: true, Console: m.Console(cfg), Avg: v}
+		r := metrics.Result{Tag: tag, Header: m.HeaderFor(cfg), Unit: m.DisplayUnit, Scalar: true, Console: m.Console(cfg), Avg: v}
 		r.Group, r.DisplayOrder = m.ConsoleGroup(cfg)
 		s.Results = append(s.Results, r)
 	}

@@ -92,7 +92,7 @@ func applyStored(s *metrics.Summary, stored map[string]storedStat, cfg *metrics.
 			continue
 		}
 		group, order := m.ConsoleGroup(cfg)
-		r := st.result(m.Tag, m.Header, m.DisplayUnit, order, m.Console(cfg))
+		r := st.result(m.Tag, m.HeaderFor(cfg), m.DisplayUnit, order, m.Console(cfg))
 		r.Group = group
 		s.Results = append(s.Results, r)
 	}
