@@ -242,3 +242,50 @@ func TestSynthesisTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestSynthesisKeepsRowsValid: for random valid traces and settings, every
+// output row with blocks still satisfies the hash_ids rule of §4.3 (its
+// last block holds 1..block size tokens) and the caps hold.
+func TestSynthesisKeepsRowsValid(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	mults := []float64{0.3, 0.5, 1, 1.5, 2, 3.7}
+	for trial := range 200 {
+		b := int64(1 + rng.IntN(16))
+		reqs := make([]Request, 1+rng.IntN(30))
+		for i := range reqs {
+			n := 1 + rng.IntN(6)
+			ids := make([]int64, n)
+			for k := range ids {
+				if k < 3 {
+					ids[k] = int64(rng.IntN(3)*10 + k) // shared, at one position
+				} else {
+					ids[k] = int64(1000 + i*10 + k)
+				}
+			}
+			isl := int64(n-1)*b + 1 + rng.Int64N(b)
+			reqs[i] = Request{InputLength: isl, HasInputLength: true, HashIDs: ids, OutputLength: rng.Int64N(50), HasOutputLength: true}
+		}
+		s := DefaultSynthesis()
+		s.BlockSize = int(b)
+		s.PrefixLenMultiplier = mults[rng.IntN(len(mults))]
+		s.PromptLenMultiplier = mults[rng.IntN(len(mults))]
+		s.OutputLenMultiplier = mults[rng.IntN(len(mults))]
+		s.PrefixRootMultiplier = 1 + rng.IntN(3)
+		if rng.IntN(2) == 0 {
+			s.MaxISL, s.MaxOSL = 1+rng.Int64N(40), 1+rng.Int64N(20)
+		}
+		if err := s.Apply(reqs, rng); err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		for i, r := range reqs {
+			if n := int64(len(r.HashIDs)); n > 0 {
+				if final := r.InputLength - (n-1)*b; final < 1 || final > b {
+					t.Fatalf("trial %d %+v row %d: ISL %d with %d blocks of %d", trial, s, i, r.InputLength, n, b)
+				}
+			}
+			if s.MaxISL > 0 && r.InputLength > s.MaxISL || s.MaxOSL > 0 && r.OutputLength > s.MaxOSL || r.OutputLength < 1 && s.Transforms() {
+				t.Fatalf("trial %d %+v row %d: ISL %d OSL %d past the caps", trial, s, i, r.InputLength, r.OutputLength)
+			}
+		}
+	}
+}
