@@ -76,7 +76,6 @@ func TestConfigFileErrors(t *testing.T) {
 		{"synthetic files", "model_names: m\ninput:\n  file: synthetic:queries,passages\n", "f.yaml:3: input.file: synthetic:queries,passages (named synthetic files) is not supported"},
 		{"list for a single value", "model_names: m\nendpoint:\n  type: [chat, completions]\n", "f.yaml:3: endpoint.type: takes one value, not a list"},
 		{"section as a value", "model_names: m\ninput: 5\n", "f.yaml:2: input must be a mapping of keys"},
-		{"option aiperf lacks, set", "model_names: m\noutput:\n  enable_checkpointing: true\n  generate_plots: true\n", "f.yaml:4: output.generate_plots: not supported by aiperf (no --generate-plots)"},
 		{"not a mapping", "- a\n- b\n", "f.yaml:1: the config file must be a mapping"},
 		{"aiperf 2.0 layout", "schemaVersion: \"2.0\"\nbenchmark:\n  model: m\n", "schemaVersion 2.0 layout"},
 		{"bad yaml", "model: [\n", "f.yaml: yaml:"},
@@ -123,10 +122,11 @@ perf_analyzer:
   measurement:
     mode: request_count
     num: 100
-`, nil, []string{"model=gpt2", "concurrency=64", "warmup-request-count=200", "request-count=100"}},
-		{"interval measurement in seconds", "perf_analyzer:\n  measurement:\n    mode: interval\n    num: 2500\n", nil, []string{"benchmark-duration=2.5"}},
-		{"interval default 10 s", "perf_analyzer:\n  measurement:\n    mode: interval\n", nil, []string{"benchmark-duration=10"}},
-		{"legacy measurement_interval", "perf_analyzer:\n  measurement_interval: 4000\n", nil, []string{"benchmark-duration=4"}},
+`, nil, []string{"model=gpt2", "concurrency=64", "stability-percentage=500", "warmup-request-count=200", "request-count=100"}},
+		{"interval measurement", "perf_analyzer:\n  measurement:\n    mode: INTERVAL\n    num: 2500\n", nil, []string{"measurement-interval=2500"}},
+		{"interval default 10 s", "perf_analyzer:\n  measurement:\n    mode: interval\n", nil, []string{"measurement-interval=10000"}},
+		{"legacy measurement_interval", "perf_analyzer:\n  measurement_interval: 4000\n", nil, []string{"measurement-interval=4000"}},
+		{"GenAI-Perf's defaults set nothing", "perf_analyzer:\n  stability_percentage: 999\noutput:\n  checkpoint_directory: ./checkpoint\n  generate_plots: False\n", nil, nil},
 		{"request rate stimulus", "perf_analyzer:\n  stimulus: {request_rate: 7.5}\n", nil, []string{"request-rate=7.5"}},
 		{"session concurrency", "perf_analyzer:\n  stimulus: {session_concurrency: 3}\n", nil, []string{"concurrency=3"}},
 		{"fixed schedule string", "perf_analyzer:\n  stimulus: fixed_schedule\n", nil, []string{"fixed-schedule=true"}},
@@ -177,13 +177,14 @@ perf_analyzer:
   artifact_directory: "test_artifact_directory"
   checkpoint_directory: ckpt
   profile_export_file: "test_profile_export_file.json"
-  generate_plots: False
+  generate_plots: True
   enable_checkpointing: true
 tokenizer:
   name: gpt2
   revision: v1
   trust_remote_code: true
-`, nil, []string{"artifact-dir=test_artifact_directory", "profile-export-file=test_profile_export_file.json",
+`, nil, []string{"artifact-dir=test_artifact_directory", "checkpoint-dir=ckpt", "profile-export-file=test_profile_export_file.json",
+			"generate-plots=true", "enable-checkpointing=true",
 			"tokenizer=gpt2", "tokenizer-revision=v1", "tokenizer-trust-remote-code=true"}},
 		{"defaults and empty values set nothing", "model_names: m\nendpoint:\n  custom:\n  type: chat\n  streaming: False\ninput:\n  synthetic_tokens: {mean: 550}\n  header: \"\"\nanalyze:\nprocess:\n",
 			nil, []string{"model=m"}},

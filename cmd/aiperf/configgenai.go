@@ -38,8 +38,9 @@ type genaiField struct {
 	path string    // dotted key, e.g. input.synthetic_tokens.mean
 	flag string    // the aiperf flag it sets; "" for none
 	kind fieldKind // how its value is read
-	// def is the value create-template writes for a key without a flag of
-	// ours (GenAI-Perf's default); keys with a flag show its default.
+	// def is GenAI-Perf's default where it differs from the flag's (or the
+	// key has no flag): create-template writes it, and reading it sets
+	// nothing, so that GenAI-Perf's own template keeps aiperf's defaults.
 	def string
 	// help is the template comment for a key without a flag (keys with a
 	// flag take its usage text).
@@ -73,11 +74,11 @@ var genaiFields = []genaiField{
 	{path: "perf_analyzer.path", kind: kindNoEffect, def: "perf_analyzer", help: "no effect: aiperf sends the requests itself, without a perf_analyzer binary"},
 	{path: "perf_analyzer.verbose", kind: kindNoEffect, def: "false", help: "no effect (perf_analyzer's verbose output); use --verbose or log-level"},
 	{path: "perf_analyzer.stimulus", kind: kindStimulus, def: "{concurrency: 1}", help: "the load: {concurrency: N} (closed loop), {request_rate: R} (requests per second), {session_concurrency: N} or {fixed_schedule: true}"},
-	{path: "perf_analyzer.stability_percentage", kind: kindNoEffect, def: "999", help: "no effect: aiperf measures one window (request count or duration), not until stable"},
+	{path: "perf_analyzer.stability_percentage", flag: "stability-percentage", kind: kindScalar, def: "999"},
 	{path: "perf_analyzer.warmup_request_count", flag: "warmup-request-count", kind: kindScalar},
 	{path: "perf_analyzer.measurement_interval", kind: kindInterval, hidden: true},
-	{path: "perf_analyzer.measurement.mode", kind: kindMeasureMode, def: "request_count", help: "request_count: send measurement.num requests (--request-count); interval: run for measurement.num milliseconds (--benchmark-duration)"},
-	{path: "perf_analyzer.measurement.num", kind: kindMeasureNum, def: "", help: "the request count or the interval in ms; empty: the default request count, max(10, 2*concurrency), or 10000 ms"},
+	{path: "perf_analyzer.measurement.mode", kind: kindMeasureMode, def: "request_count", help: "request_count: send measurement.num requests (--request-count); interval: Perf Analyzer's stability mode, windows of measurement.num ms (--measurement-interval)"},
+	{path: "perf_analyzer.measurement.num", kind: kindMeasureNum, def: "", help: "the request count or the window in ms; empty: the default request count, max(10, 2*concurrency), or 10000 ms"},
 
 	{path: "input.batch_size", flag: "prompt-batch-size", kind: kindScalar},
 	{path: "input.extra", flag: "extra-inputs", kind: kindExtra},
@@ -100,7 +101,7 @@ var genaiFields = []genaiField{
 	{path: "input.image.height.mean", flag: "image-height-mean", kind: kindScalar},
 	{path: "input.image.height.stddev", flag: "image-height-stddev", kind: kindScalar},
 	{path: "input.output_tokens.mean", flag: "osl", kind: kindScalar},
-	{path: "input.output_tokens.deterministic", flag: "output-tokens-mean-deterministic", kind: kindScalar, def: "false", help: "make the server produce exactly output_tokens.mean tokens (Triton)"},
+	{path: "input.output_tokens.deterministic", flag: "output-tokens-mean-deterministic", kind: kindScalar, def: "false"},
 	{path: "input.output_tokens.stddev", flag: "osl-stddev", kind: kindScalar},
 	{path: "input.synthetic_tokens.mean", flag: "isl", kind: kindScalar},
 	{path: "input.synthetic_tokens.stddev", flag: "isl-stddev", kind: kindScalar},
@@ -114,10 +115,10 @@ var genaiFields = []genaiField{
 	{path: "input.sessions.turn_delay.stddev", flag: "session-turn-delay-stddev", kind: kindScalar},
 
 	{path: "output.artifact_directory", flag: "artifact-dir", kind: kindScalar},
-	{path: "output.checkpoint_directory", kind: kindNoEffect, def: "./checkpoint", help: "no effect: aiperf does not checkpoint analyze sweeps"},
+	{path: "output.checkpoint_directory", flag: "checkpoint-dir", kind: kindScalar, def: "./checkpoint"},
 	{path: "output.profile_export_file", flag: "profile-export-file", kind: kindScalar},
-	{path: "output.generate_plots", flag: "generate-plots", kind: kindScalar, def: "false", help: "write plots of the run (aiperf-report plot draws them from stored runs)"},
-	{path: "output.enable_checkpointing", kind: kindNoEffect, def: "false", help: "no effect: aiperf does not checkpoint analyze sweeps"},
+	{path: "output.generate_plots", flag: "generate-plots", kind: kindScalar, def: "false"},
+	{path: "output.enable_checkpointing", flag: "enable-checkpointing", kind: kindScalar, def: "false"},
 
 	{path: "tokenizer.name", flag: "tokenizer", kind: kindScalar},
 	{path: "tokenizer.revision", flag: "tokenizer-revision", kind: kindScalar},
@@ -131,7 +132,7 @@ var genaiFields = []genaiField{
 // whole when any of them was given (aliases included).
 var (
 	stimulusFlags = []string{"concurrency", "request-rate", "fixed-schedule", "user-centric-rate"}
-	measureFlags  = []string{"request-count", "num-requests", "benchmark-duration"}
+	measureFlags  = []string{"request-count", "num-requests", "benchmark-duration", "measurement-interval"}
 )
 
 // genaiSections are the dotted names of the layout's mappings.
@@ -309,15 +310,14 @@ func (g *genaiRun) set(f genaiField, line int, value string) error {
 	if def, ok := profileFlagsInfo().defaults[f.flag]; ok && sameValue(def, value) && f.kind != kindEach {
 		return nil
 	}
+	if f.def != "" && sameValue(f.def, value) {
+		return nil
+	}
 	err := g.a.set(f.flag, value)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, ff.ErrUnknownFlag):
-		// A GenAI-Perf option aiperf lacks: fine at its default.
-		if f.def != "" && sameValue(f.def, value) {
-			return nil
-		}
 		return fmt.Errorf("%s:%d: %s: not supported by aiperf (no --%s)", g.a.file, line, f.path, f.flag)
 	}
 	return fmt.Errorf("%s:%d: %s: %w", g.a.file, line, f.path, err)
@@ -367,7 +367,7 @@ func (g *genaiRun) stimulus(f genaiField, line int, v *yaml.Node) error {
 }
 
 // applyMeasurement applies perf_analyzer.measurement once the whole file is
-// read: request_count sets --request-count, interval --benchmark-duration.
+// read: request_count sets --request-count, interval --measurement-interval.
 func (g *genaiRun) applyMeasurement() error {
 	if g.measureLine == 0 || slices.ContainsFunc(measureFlags, g.given) {
 		return nil
@@ -381,16 +381,12 @@ func (g *genaiRun) applyMeasurement() error {
 		f.flag = "request-count"
 		return g.set(f, g.measureLine, g.measureNum)
 	case "interval":
-		ms := 10000.0 // GenAI-Perf's default interval
-		if g.measureNum != "" {
-			n, err := strconv.ParseFloat(g.measureNum, 64)
-			if err != nil || n <= 0 || math.IsInf(n, 0) {
-				return fmt.Errorf("%s:%d: %s: %q is not a number of milliseconds > 0", g.a.file, g.measureLine, f.path, g.measureNum)
-			}
-			ms = n
+		// Perf Analyzer's measurement windows of stability mode.
+		f.flag = "measurement-interval"
+		if g.measureNum == "" {
+			g.measureNum = "10000" // GenAI-Perf's default window
 		}
-		f.flag = "benchmark-duration"
-		return g.set(f, g.measureLine, strconv.FormatFloat(ms/1000, 'f', -1, 64))
+		return g.set(f, g.measureLine, g.measureNum)
 	}
 	return fmt.Errorf("%s:%d: perf_analyzer.measurement.mode %q is not valid: use request_count or interval", g.a.file, g.measureLine, g.measureMode)
 }

@@ -41,8 +41,9 @@ func newCreateTemplateCommand(stdout io.Writer) *ff.Command {
 }
 
 // genaiTemplate renders GenAI-Perf's layout with every key at aiperf's
-// default (or, for keys aiperf has no flag for, GenAI-Perf's), grouped and
-// ordered as GenAI-Perf's template; verbose adds each key's help text.
+// default (or GenAI-Perf's, where reading it back sets nothing: see
+// genaiField.def), grouped and ordered as GenAI-Perf's template; verbose
+// adds each key's help text.
 func genaiTemplate(verbose bool) []byte {
 	info := profileFlagsInfo()
 	var b bytes.Buffer
@@ -67,9 +68,10 @@ func genaiTemplate(verbose bool) []byte {
 		}
 		open = sections
 		value, help := f.def, f.help
-		if f.flag != "" {
-			if def, ok := info.defaults[f.flag]; ok {
-				value, help = def, info.usage[f.flag]
+		if def, ok := info.defaults[f.flag]; ok {
+			help = info.usage[f.flag]
+			if value == "" {
+				value = def
 			}
 		}
 		if verbose && help != "" {
