@@ -48,12 +48,25 @@ type dataset14 struct {
 	Entries    int            `json:"entries,omitempty"`
 	RandomSeed uint64         `json:"random_seed"`
 	Prompts    map[string]any `json:"prompts"`
+	// PrefixPrompts is written only when a prefix or context prompt is set.
+	PrefixPrompts *prefixPrompts14 `json:"prefix_prompts,omitempty"`
 	// Turns, TurnDelay (ms) and TurnDelayRatio are the session settings of
 	// a multi-turn run, written as 0.13 writes them: only when set, a
 	// mean/stddev pair whole.
 	Turns          *meanStddev14 `json:"turns,omitempty"`
 	TurnDelay      *meanStddev14 `json:"turn_delay,omitempty"`
 	TurnDelayRatio float64       `json:"turn_delay_ratio,omitempty"`
+}
+
+// prefixPrompts14 is 0.13's prefix_prompts of a synthetic dataset: the
+// prefix pool (--num-prefix-prompts, --prefix-prompt-length) or the
+// context prompts (--shared-system-prompt-length,
+// --user-context-prompt-length), each member only when set.
+type prefixPrompts14 struct {
+	PoolSize           int `json:"pool_size,omitempty"`
+	Length             int `json:"length,omitempty"`
+	SharedSystemLength int `json:"shared_system_length,omitempty"`
+	UserContextLength  int `json:"user_context_length,omitempty"`
 }
 
 // meanStddev14 is 0.13's distribution of a dataset setting; both members
@@ -142,6 +155,9 @@ func (r *run) buildInputConfig14(specs []*phaseSpec) *inputConfig14 {
 		prompts["osl"] = osl
 	}
 	ds := dataset14{Name: "main", Type: "synthetic", Entries: c.NumDatasetEntries, RandomSeed: r.seed, Prompts: prompts}
+	if pp := (prefixPrompts14{c.NumPrefixPrompts, c.PrefixPromptLength, c.SharedSystemPromptLength, c.UserContextPromptLength}); pp != (prefixPrompts14{}) {
+		ds.PrefixPrompts = &pp
+	}
 	if c.SessionTurnsMean != 1 || c.SessionTurnsStddev != 0 {
 		ds.Turns = &meanStddev14{c.SessionTurnsMean, c.SessionTurnsStddev}
 	}
