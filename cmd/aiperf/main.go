@@ -82,11 +82,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && (args[0] == "profile" || args[0] == "analyze") {
 		args = expandMultiValue(args)
 	}
-	return command.Run(ctx, withVersionFlag(newRoot(given, stdout, stderr), stdout), args, stdout, stderr,
+	root := withVersionFlag(newRoot(given, stdout, stderr), stdout)
+	return hintUnknownFlag(command.Run(ctx, root, args, stdout, stderr,
 		ff.WithEnvVarPrefix("AIPERF"),
 		ff.WithConfigFileFlag("config"),
 		ff.WithConfigFileParser(configFileParser(given)),
-	)
+	), root)
 }
 
 // newRoot builds the command tree; given is the command line as typed,
