@@ -116,8 +116,18 @@ func applyConfigFile(fs *ff.FlagSet, file string) error {
 		}
 		return nil
 	})
+	byEnv := map[string]ff.Flag{} // AIPERF_* keys, as ff accepts them in a file
+	_ = fs.WalkFlags(func(f ff.Flag) error {
+		if long, ok := f.GetLongName(); ok {
+			byEnv[envKey(long)] = f
+		}
+		return nil
+	})
 	set := func(name, value string) error {
 		f, ok := fs.GetFlag(name)
+		if !ok {
+			f, ok = byEnv[name]
+		}
 		if !ok || slices.Contains(ownFlags, name) {
 			return fmt.Errorf("%s: %w", name, ff.ErrUnknownFlag)
 		}

@@ -204,6 +204,10 @@ func TestConfigValidateAndExpand(t *testing.T) {
 	if code != 0 || stdout != file+": valid\n" {
 		t.Fatalf("validate: exit %d stdout %q stderr %s", code, stdout, stderr)
 	}
+	// ff's .env spelling of a flat key.
+	if code, stdout, stderr := runCLI(t, "config", "validate", "--config-file", writeFile(t, "env.yaml", "AIPERF_MODEL: m\nAIPERF_REQUEST_COUNT: 3\n")); code != 0 {
+		t.Fatalf("env keys: exit %d %s %s", code, stdout, stderr)
+	}
 
 	code, stdout, stderr = runCLI(t, "config", "expand", file)
 	if code != 0 {

@@ -230,3 +230,24 @@ func FuzzConfigYAML(f *testing.F) {
 		_, _ = recordSets(t, yaml)
 	})
 }
+
+// TestProfileConfigNested reads GenAI-Perf's layout through profile's
+// --config: flags win per key, and a command-line stimulus replaces the
+// file's.
+func TestProfileConfigNested(t *testing.T) {
+	file := writeFile(t, "g.yaml", "model_names: [a, b]\nendpoint:\n  streaming: true\nperf_analyzer:\n  stimulus: {concurrency: 8}\ninput:\n  synthetic_tokens: {mean: 99}\n")
+	cfg, err := parseProfile([]string{"--config", file, "--isl", "77"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cfg.Models, []string{"a", "b"}) || !cfg.Streaming || cfg.Concurrency != 8 || cfg.ISLMean != 77 {
+		t.Fatalf("models %v streaming %v concurrency %d isl %v", cfg.Models, cfg.Streaming, cfg.Concurrency, cfg.ISLMean)
+	}
+	cfg, err = parseProfile([]string{"--config", file, "--request-rate=5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Concurrency != 0 || cfg.RequestRate != 5 {
+		t.Fatalf("the file's stimulus must give way: concurrency %d rate %v", cfg.Concurrency, cfg.RequestRate)
+	}
+}
