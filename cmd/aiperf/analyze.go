@@ -25,8 +25,8 @@ func newAnalyzeCommand(given []string, stdout, stderr io.Writer) *ff.Command {
 	var sweepRange, sweepList string
 	fs := ff.NewFlagSet("Analyze").SetParent(profileFlags(&cfg, &verbose, &configFile))
 	g := flagGroup{fs}
-	g.add(0, "sweep-range", ffval.NewValue(&sweepRange), "`MIN:MAX[:STEP]` values to sweep: without a step the powers of two from MIN to MAX (8:256 is 8,16,…,256; num_dataset_entries: every integer)")
-	g.add(0, "sweep-list", ffval.NewValue(&sweepList), "comma-separated `VALUES` to sweep, e.g. 100,150,200")
+	g.add(0, "sweep-range", ffval.NewValue(&sweepRange), "sweep --sweep-type (concurrency, request_rate, input_sequence_length, num_dataset_entries or batch_size) from `MIN:MAX[:STEP]`: without a step the powers of two from MIN to MAX (8:256 is 8,16,…,256; num_dataset_entries: every integer)")
+	g.add(0, "sweep-list", ffval.NewValue(&sweepList), "sweep --sweep-type over comma-separated `VALUES`, e.g. 100,150,200")
 	cmd := &ff.Command{
 		Name:      "analyze",
 		Usage:     "aiperf analyze --model MODEL --sweep-type TYPE (--sweep-range MIN:MAX[:STEP] | --sweep-list A,B,C) [profile flags]",
