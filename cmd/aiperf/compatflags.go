@@ -41,6 +41,8 @@ var ignoredFlags = []struct {
 	{"transport-type", "aiperf always speaks HTTP (Go's net/http; the --url scheme picks http or https)", false},
 	{"api-host", "aiperf serves no live API: --ui-type dashboard shows the run as it goes, and the records stream to --artifact-dir", false},
 	{"api-port", "aiperf serves no live API: --ui-type dashboard shows the run as it goes, and the records stream to --artifact-dir", false},
+	{"stats-interval", "aiperf's console refreshes the live metrics on its own (--ui-type simple or dashboard), and the log file has them at the end", false},
+	{"plot-required", "the runner draws no plots, so none can fail (aiperf-report plot draws them)", true},
 	{"enable-checkpointing", "aiperf keeps no checkpoints: an interrupted run leaves its records in the spool (--spool-dir), and `aiperf recover` writes its artifacts", true},
 	{"checkpoint-dir", "aiperf keeps no checkpoints: an interrupted run leaves its records in the spool (--spool-dir), and `aiperf recover` writes its artifacts", false},
 }
@@ -55,6 +57,8 @@ func addCompatFlags(g flagGroup, cfg *runner.Config, verbose *int) {
 	g.add(0, "output-tokens-mean-deterministic", ffval.NewValueDefault(&deterministic, false), "pin the output length to --osl: sends min_tokens and ignore_eos (chat, completions), min_length (kserve tensorrtllm) or sampling_parameters' min_tokens (kserve vllm) (GenAI-Perf)")
 	g.add(0, "generate-plots", ffval.NewValueDefault(&plots, false), "print the aiperf-report plot command line for the run: the runner draws no plots, they need DuckDB (GenAI-Perf; AIPerf: --auto-plot)", "auto-plot")
 	g.add(0, "no-auto-plot", ffval.NewValueDefault(&noPlot, false), "draw no plots: what aiperf does anyway (AIPerf 0.13)")
+	g.add(0, "no-set-consistent-seed", negBool{&cfg.SetConsistentSeed}, "turn --set-consistent-seed off (AIPerf 0.13)")
+	g.add(0, "no-profile-run-disable-warmup-after-first", negBool{&cfg.ProfileRunDisableWarmupAfterFirst}, "turn --profile-run-disable-warmup-after-first off: warm up before every profile run (AIPerf 0.13)")
 	for _, f := range ignoredFlags {
 		var v flag.Value = ffval.NewValueDefault(new(string), "")
 		if f.isBool {

@@ -66,6 +66,9 @@ func TestCompatAliasesSetTheirFlag(t *testing.T) {
 		{[]string{"--audio-depths", "8", "16", "--audio-sample-rates", "16,44.1", "48"}, func(c *runner.Config) any { return [2]any{c.AudioDepths, c.AudioSampleRates} },
 			[2]any{[]int{8, 16}, []float64{16, 44.1, 48}}},
 		{[]string{"--extra-verbose"}, func(c *runner.Config) any { return c.LogLevel }, "TRACE"},
+		{nil, func(c *runner.Config) any { return [2]bool{c.SetConsistentSeed, c.ProfileRunDisableWarmupAfterFirst} }, [2]bool{true, true}},
+		{[]string{"--no-set-consistent-seed", "--no-profile-run-disable-warmup-after-first"},
+			func(c *runner.Config) any { return [2]bool{c.SetConsistentSeed, c.ProfileRunDisableWarmupAfterFirst} }, [2]bool{false, false}},
 	} {
 		cfg, _, err := parseCompat(append(append([]string{}, compatBase...), tt.args...)...)
 		if err != nil {

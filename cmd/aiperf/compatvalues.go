@@ -99,3 +99,19 @@ func (v numberList) Set(s string) error {
 	}
 	return nil
 }
+
+// negBool is AIPerf's --no-X form of a bool flag: true sets the flag false.
+type negBool struct{ p *bool }
+
+func (v negBool) String() string   { return strconv.FormatBool(v.p != nil && !*v.p) }
+func (v negBool) IsBoolFlag() bool { return true }
+func (v negBool) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	if b {
+		*v.p = false
+	}
+	return nil
+}
