@@ -27,7 +27,7 @@ func TestSweepFlagsAndAnalyze(t *testing.T) {
 		{"entries range", []string{"profile", "--num-dataset-entries", "3:5"},
 			[]string{"num_dataset_entries_3/inputs.json", "num_dataset_entries_4/inputs.json", "num_dataset_entries_5/inputs.json"}, "Sweep Summary"},
 		{"zip of isl and osl", []string{"profile", "--synthetic-input-tokens-mean", "32,64", "--output-tokens-mean", "4:8", "--sweep-type", "zip"},
-			[]string{"isl_32-osl_4/inputs.json", "isl_64-osl_8/inputs.json"}, "Sweep Summary"},
+			[]string{"isl_32__osl_4/inputs.json", "isl_64__osl_8/inputs.json"}, "Sweep Summary"},
 		{"analyze", []string{"analyze", "--sweep-type", "input_sequence_length", "--sweep-range", "32:64"},
 			[]string{"mock-model-openai-chat-input_sequence_length32/profile_export_aiperf.json",
 				"mock-model-openai-chat-input_sequence_length64/inputs.json", "analyze_export_genai_perf.csv"}, "Analyze Summary"},

@@ -104,14 +104,14 @@ type Point struct {
 }
 
 // Dir is the point's subdirectory, as AIPerf names sweep values:
-// concurrency_4, request_rate_10.0, isl_128; settings joined by "-" when
-// several are swept (concurrency_4-isl_128).
+// concurrency_4, request_rate_10.0, isl_128 (AIPerf 0.13: mean_128);
+// settings joined by "__" when several are swept (concurrency_4__isl_128).
 func (p Point) Dir() string {
 	parts := make([]string, len(p.Settings))
 	for i, s := range p.Settings {
 		parts[i] = s.p.name + "_" + s.Text()
 	}
-	return strings.Join(parts, "-")
+	return strings.Join(parts, "__")
 }
 
 // Label is the point for messages: "concurrency 4, isl 128".

@@ -30,10 +30,10 @@ func TestPointsGridAndZip(t *testing.T) {
 	cfg.ConcurrencyList = []int{2, 1}
 	cfg.OSLList = []int{8, 16, 4}
 	want := []string{
-		"concurrency_2-isl_32-osl_8", "concurrency_2-isl_32-osl_16", "concurrency_2-isl_32-osl_4",
-		"concurrency_2-isl_64-osl_8", "concurrency_2-isl_64-osl_16", "concurrency_2-isl_64-osl_4",
-		"concurrency_1-isl_32-osl_8", "concurrency_1-isl_32-osl_16", "concurrency_1-isl_32-osl_4",
-		"concurrency_1-isl_64-osl_8", "concurrency_1-isl_64-osl_16", "concurrency_1-isl_64-osl_4",
+		"concurrency_2__isl_32__osl_8", "concurrency_2__isl_32__osl_16", "concurrency_2__isl_32__osl_4",
+		"concurrency_2__isl_64__osl_8", "concurrency_2__isl_64__osl_16", "concurrency_2__isl_64__osl_4",
+		"concurrency_1__isl_32__osl_8", "concurrency_1__isl_32__osl_16", "concurrency_1__isl_32__osl_4",
+		"concurrency_1__isl_64__osl_8", "concurrency_1__isl_64__osl_16", "concurrency_1__isl_64__osl_4",
 	}
 	if got := dirs(Points(&cfg)); !slices.Equal(got, want) {
 		t.Errorf("grid: %q", got)
@@ -43,7 +43,7 @@ func TestPointsGridAndZip(t *testing.T) {
 	cfg.ConcurrencyList, cfg.OSLList = nil, []int{128, 256}
 	cfg.PromptBatchSizeList = []int{1, 4}
 	cfg.NumDatasetEntriesList = []int{10, 20}
-	want = []string{"isl_32-osl_128-num_dataset_entries_10-prompt_batch_size_1", "isl_64-osl_256-num_dataset_entries_20-prompt_batch_size_4"}
+	want = []string{"isl_32__osl_128__num_dataset_entries_10__prompt_batch_size_1", "isl_64__osl_256__num_dataset_entries_20__prompt_batch_size_4"}
 	if got := dirs(Points(&cfg)); !slices.Equal(got, want) {
 		t.Errorf("zip: %q", got)
 	}
@@ -66,7 +66,7 @@ func TestSweepDestNames(t *testing.T) {
 		t.Errorf("isl sweep dest %q, want %q", got, want)
 	}
 	cfg.PromptBatchSizeList = []int{1, 2}
-	if got, want := SweepDest(&cfg), filepath.Join("artifacts", "org_m-openai-chat-isl-prompt_batch_size_sweep"); got != want {
+	if got, want := SweepDest(&cfg), filepath.Join("artifacts", "org_m-openai-chat-isl__prompt_batch_size_sweep"); got != want {
 		t.Errorf("grid dest %q, want %q", got, want)
 	}
 }

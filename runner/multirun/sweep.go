@@ -20,7 +20,7 @@ const SweepSummaryName = "sweep_summary.csv"
 
 // SweepDest is the sweep's destination: --artifact-dir itself when given,
 // else artifacts/<model>-openai-<type>-<param>_sweep (AIPerf's naming;
-// the swept settings' names joined by "-" when several are swept).
+// the swept settings' names joined by "__" when several are swept).
 func SweepDest(cfg *runner.Config) string {
 	ps := Points(cfg)
 	if cfg.ArtifactDirSet || len(ps) == 0 {
@@ -33,7 +33,7 @@ func SweepDest(cfg *runner.Config) string {
 	for i, s := range ps[0].Settings {
 		names[i] = s.Param()
 	}
-	return strings.TrimSuffix(dir, c.Stimulus()) + strings.Join(names, "-") + "_sweep"
+	return strings.TrimSuffix(dir, c.Stimulus()) + strings.Join(names, "__") + "_sweep"
 }
 
 // PointResult is the outcome of one sweep point.

@@ -158,7 +158,7 @@ func TestSweepGridOfTwoSettings(t *testing.T) {
 		t.Fatalf("rows %q", rows)
 	}
 	for i, w := range want {
-		dir := filepath.Join(cfg.ArtifactDir, "isl_"+w[0]+"-osl_"+w[1])
+		dir := filepath.Join(cfg.ArtifactDir, "isl_"+w[0]+"__osl_"+w[1])
 		if rows[i+1][0] != w[0] || rows[i+1][1] != w[1] ||
 			strconv.FormatFloat(runValue(t, dir, "output_sequence_length", "avg"), 'f', -1, 64) != w[1] {
 			t.Errorf("point %d: row %q", i, rows[i+1])
