@@ -3,6 +3,7 @@ package secret
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // shortBoolFlags are the profile command's one-letter flags that take no
@@ -94,7 +95,7 @@ func redactShort(bundle string) (string, func(string) string) {
 }
 
 // number matches a plain decimal number, which AIPerf prints unquoted.
-var number = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
+var number = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`) })
 
 // Quote renders a command line as AIPerf prints it: flag names, numbers
 // and the words aiperf and profile bare, other values in single quotes (a
@@ -105,7 +106,7 @@ func Quote(args []string) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		if number.MatchString(a) || strings.HasPrefix(a, "-") || a == "aiperf" || a == "profile" {
+		if number().MatchString(a) || strings.HasPrefix(a, "-") || a == "aiperf" || a == "profile" {
 			b.WriteString(a)
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/shlex"
 )
@@ -56,28 +57,30 @@ func split(s string) ([]string, error) {
 // secretFlagText matches, in a command line's text, a flag whose value
 // may be secret (a short bundle ending in H included) and the separator
 // before its value.
-var secretFlagText = regexp.MustCompile(`(?:^|\s)(--api-key|--header|--extra-inputs|-[A-Za-z]*H)(=\s*|\s+|)`)
+var secretFlagText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|\s)(--api-key|--header|--extra-inputs|-[A-Za-z]*H)(=\s*|\s+|)`)
+})
 
 // nextFlag matches the start of the next flag after a value.
-var nextFlag = regexp.MustCompile(`\s-`)
+var nextFlag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s-`) })
 
 // userinfoWord matches a word holding '@', which may be a URL with
 // credentials.
-var userinfoWord = regexp.MustCompile(`\S*@\S*`)
+var userinfoWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\S*@\S*`) })
 
 // unsplit redacts a command line that does not split into arguments.
 func unsplit(s string) string {
 	var b strings.Builder
 	rest := s
 	for {
-		m := secretFlagText.FindStringSubmatchIndex(rest)
+		m := secretFlagText().FindStringSubmatchIndex(rest)
 		if m == nil {
 			b.WriteString(rest)
 			break
 		}
 		start := m[1] // the value begins after the separator
 		end := len(rest)
-		if n := nextFlag.FindStringIndex(rest[start:]); n != nil {
+		if n := nextFlag().FindStringIndex(rest[start:]); n != nil {
 			end = start + n[0]
 		}
 		value := rest[start:end]
@@ -89,7 +92,7 @@ func unsplit(s string) string {
 		}
 		rest = rest[end:]
 	}
-	out := userinfoWord.ReplaceAllStringFunc(b.String(), URL)
+	out := userinfoWord().ReplaceAllStringFunc(b.String(), URL)
 	if out == s {
 		return s
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // JSON returns a compact copy of the JSON value raw in which the value of
@@ -241,7 +242,7 @@ func (rd *redactor) hide(v *node) {
 }
 
 // urlField matches a whitespace-delimited field that holds a URL.
-var urlField = regexp.MustCompile(`\S*://\S*`)
+var urlField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\S*://\S*`) })
 
 // urlsIn hides the credentials of every URL in s: s itself when it is one
 // word, else each word holding "://" (free text keeps its other words).
@@ -249,5 +250,5 @@ func urlsIn(s string) string {
 	if !strings.ContainsAny(s, " \t\r\n") {
 		return URL(s)
 	}
-	return urlField.ReplaceAllStringFunc(s, URL)
+	return urlField().ReplaceAllStringFunc(s, URL)
 }

@@ -3,6 +3,7 @@ package secret
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Redacted replaces every secret value in stored configuration, logs and
@@ -12,20 +13,26 @@ const Redacted = "<redacted>"
 // secretName matches header and extra-input names whose values are secrets.
 // "token" counts only at the end of a name (access_token, X-Auth-Token,
 // hf_token): max_tokens, stop_token_ids and the like are model parameters
-// that a run record must keep to be reproduced.
-var secretName = regexp.MustCompile(`(?i)(auth|api[-_]?key|(access|private|subscription|secret)[-_]?key|token$|secret|passw|passphrase|cookie|credential|session|signature|bearer)`)
+// that a run record must keep to be reproduced. This package's patterns are
+// compiled on first use, so that commands that redact nothing (aiperf
+// version, --help) do not pay for them at start-up.
+var secretName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(auth|api[-_]?key|(access|private|subscription|secret)[-_]?key|token$|secret|passw|passphrase|cookie|credential|session|signature|bearer)`)
+})
 
 // IsName reports whether a header, field or JSON member name carries a
 // secret.
-func IsName(name string) bool { return secretName.MatchString(strings.TrimSpace(name)) }
+func IsName(name string) bool { return secretName().MatchString(strings.TrimSpace(name)) }
 
 // secretText is secretName for a name inside a longer text, where "token"
 // ends a name when no letter or underscore follows (hf_token", not
 // max_tokens or stop_token_ids).
-var secretText = regexp.MustCompile(strings.Replace(secretName.String(), "token$", "token([^a-z_]|$)", 1))
+var secretText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(strings.Replace(secretName().String(), "token$", "token([^a-z_]|$)", 1))
+})
 
 // mentionsName reports whether text mentions a secret name anywhere.
-func mentionsName(text string) bool { return secretText.MatchString(text) }
+func mentionsName(text string) bool { return secretText().MatchString(text) }
 
 // Header returns "Name:<redacted>" for a "Name: value" header whose name
 // IsName, else h itself.
