@@ -146,7 +146,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		r.log.Warn("record processing fell behind; senders waited for the record queue", "times", res.Backpressure)
 	}
 	if res.Dropped > 0 {
-		r.log.Warn("requests in flight when sending stopped (grace period over, or target down) were cancelled and left out", "count", res.Dropped)
+		r.log.Warn("requests in flight when sending stopped (grace period over, target down, or stability reached) were cancelled and left out", "count", res.Dropped)
 	}
 	if res.Cancelled > 0 {
 		r.log.Warn("requests in flight when the run was interrupted were cancelled and recorded as CancelledError", "count", res.Cancelled)
