@@ -82,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && (args[0] == "profile" || args[0] == "analyze") {
 		args = expandMultiValue(args)
 	}
-	root := withVersionFlag(newRoot(given, stdout, stderr), stdout)
+	root := withVersionFlag(newRootFor(firstWord(args), given, stdout, stderr), stdout)
 	return hintUnknownFlag(command.Run(ctx, root, args, stdout, stderr,
 		ff.WithEnvVarPrefix("AIPERF"),
 		ff.WithConfigFileFlag("config"),
@@ -93,25 +93,58 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // newRoot builds the command tree; given is the command line as typed,
 // which profile records (redacted).
 func newRoot(given []string, stdout, stderr io.Writer) *ff.Command {
+	return newRootFor("", given, stdout, stderr)
+}
+
+// newRootFor builds the command tree with only the subcommand named name
+// when there is one (every subcommand when name is "" or names none): the
+// flag tables of profile, analyze and config cost milliseconds of every
+// start-up to build (ff checks each flag against all the others).
+func newRootFor(name string, given []string, stdout, stderr io.Writer) *ff.Command {
+	subcommands := []struct {
+		name  string
+		build func() *ff.Command
+	}{
+		{"profile", func() *ff.Command { return newProfileCommand(given, stdout, stderr) }},
+		{"analyze", func() *ff.Command { return newAnalyzeCommand(given, stdout, stderr) }},
+		{"mock-server", func() *ff.Command { return newMockServerCommand(stdout, stderr) }},
+		{"analyze-trace", func() *ff.Command { return newAnalyzeTraceCommand(stdout, stderr) }},
+		{"synthesize", func() *ff.Command { return newSynthesizeCommand("synthesize", false, stdout) }},
+		{"synthesize-trace", func() *ff.Command { return newSynthesizeCommand("synthesize-trace", true, stdout) }},
+		{"version", func() *ff.Command { return newVersionCommand(stdout) }},
+		{"recover", func() *ff.Command { return newRecoverCommand(stdout) }},
+		{"plot", func() *ff.Command { return newPlotCommand() }},
+		{"validate", func() *ff.Command { return newValidateCommand(stdout) }},
+		{"config", func() *ff.Command { return newConfigCommand(given, stdout, stderr) }},
+		{"create-template", func() *ff.Command { return newCreateTemplateCommand(stdout) }},
+	}
+	var subs []*ff.Command
+	for _, c := range subcommands {
+		if c.name == name {
+			subs = []*ff.Command{c.build()}
+			break
+		}
+	}
+	if subs == nil {
+		for _, c := range subcommands {
+			subs = append(subs, c.build())
+		}
+	}
 	rootFlags := ff.NewFlagSet("aiperf")
 	return &ff.Command{
-		Name:      "aiperf",
-		Usage:     "aiperf <profile|mock-server|analyze-trace|recover|version> [flags]",
-		ShortHelp: "benchmark generative-AI inference servers",
-		Flags:     rootFlags,
-		Subcommands: []*ff.Command{
-			newProfileCommand(given, stdout, stderr),
-			newAnalyzeCommand(given, stdout, stderr),
-			newMockServerCommand(stdout, stderr),
-			newAnalyzeTraceCommand(stdout, stderr),
-			newSynthesizeCommand("synthesize", false, stdout),
-			newSynthesizeCommand("synthesize-trace", true, stdout),
-			newVersionCommand(stdout),
-			newRecoverCommand(stdout),
-			newPlotCommand(),
-			newValidateCommand(stdout),
-			newConfigCommand(given, stdout, stderr),
-			newCreateTemplateCommand(stdout),
-		},
+		Name:        "aiperf",
+		Usage:       "aiperf <profile|mock-server|analyze-trace|recover|version> [flags]",
+		ShortHelp:   "benchmark generative-AI inference servers",
+		Flags:       rootFlags,
+		Subcommands: subs,
 	}
+}
+
+// firstWord is args' first argument, the subcommand's name when one is
+// given ("" when there is none).
+func firstWord(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
 }
