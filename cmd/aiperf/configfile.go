@@ -46,12 +46,35 @@ type configApply struct {
 	// are skipped as a whole when any of theirs was (GenAI-Perf's
 	// --override-config replaces the stimulus, not one number of it).
 	given func(name string) bool
+	// nodes counts the values visited, against maxConfigNodes: YAML
+	// aliases can make a short file expand without end.
+	nodes *int
+}
+
+// maxConfigNodes bounds the values of a config file, aliases expanded;
+// maxFlatDepth the nesting of a flat file's mappings (flag names have a
+// dot or two).
+const (
+	maxConfigNodes = 100_000
+	maxFlatDepth   = 16
+)
+
+// visit counts one value of the file, failing past maxConfigNodes.
+func (a configApply) visit(line int) error {
+	if a.nodes == nil {
+		return nil
+	}
+	if *a.nodes++; *a.nodes > maxConfigNodes {
+		return fmt.Errorf("%s:%d: more than %d values (aliases expanding without end?)", a.file, line, maxConfigNodes)
+	}
+	return nil
 }
 
 // applyConfigYAML reads data, a YAML config file in either layout, and sets
 // its values through a.set. Every error names the file, the line and the
 // key; an unknown key also names the nearest valid one.
 func applyConfigYAML(data []byte, a configApply) error {
+	a.nodes = new(int)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return fmt.Errorf("%s: %w", a.file, err)
@@ -125,8 +148,14 @@ func applyFlat(prefix string, m *yaml.Node, a configApply) error {
 // value, not at all: ffyaml set ""), a sequence once per item, a mapping by
 // its dotted keys.
 func applyFlatValue(name string, line int, v *yaml.Node, a configApply) error {
+	if err := a.visit(line); err != nil {
+		return err
+	}
 	switch v.Kind {
 	case yaml.MappingNode:
+		if strings.Count(name, ".") >= maxFlatDepth {
+			return fmt.Errorf("%s:%d: %s: nested deeper than %d levels", a.file, line, name, maxFlatDepth)
+		}
 		return applyFlat(name, v, a)
 	case yaml.SequenceNode:
 		for _, item := range v.Content {

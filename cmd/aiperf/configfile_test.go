@@ -79,6 +79,9 @@ func TestConfigFileErrors(t *testing.T) {
 		{"not a mapping", "- a\n- b\n", "f.yaml:1: the config file must be a mapping"},
 		{"aiperf 2.0 layout", "schemaVersion: \"2.0\"\nbenchmark:\n  model: m\n", "schemaVersion 2.0 layout"},
 		{"bad yaml", "model: [\n", "f.yaml: yaml:"},
+		{"self-referential alias", "a: &a {b: *a}\n", "f.yaml:1: a.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b: nested deeper than 16 levels"},
+		{"nested self-reference", "model_names: m\ninput: &a {audio: *a}\n", `unknown key "input.audio.audio"`},
+		{"alias bomb", "a: &a {}\nb: &b {p: *a, q: *a, r: *a, s: *a}\nc: &c {p: *b, q: *b, r: *b, s: *b}\nd: &d {p: *c, q: *c, r: *c, s: *c}\ne: &e {p: *d, q: *d, r: *d, s: *d}\nf: &f {p: *e, q: *e, r: *e, s: *e}\ng: &g {p: *f, q: *f, r: *f, s: *f}\nh: &h {p: *g, q: *g, r: *g, s: *g}\ni: {p: *h, q: *h, r: *h, s: *h}\n", "more than 100000 values"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

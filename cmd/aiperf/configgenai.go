@@ -181,6 +181,9 @@ func applyGenAIPerf(root *yaml.Node, a configApply) error {
 func (g *genaiRun) walk(prefix string, m *yaml.Node) error {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], resolveAlias(m.Content[i+1])
+		if err := g.a.visit(k.Line); err != nil {
+			return err
+		}
 		path := k.Value
 		if prefix != "" {
 			path = prefix + "." + k.Value
