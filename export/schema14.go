@@ -272,7 +272,9 @@ type ErrorDetails14 struct {
 // types), to 0.13's: an `event: error` in a stream (StreamError) is code 502
 // SSEResponseError, a stream cut mid-event (IncompleteStream) or reset
 // while it was read is aiohttp's ClientPayloadError caused by a
-// TransferEncodingError, an HTTP status keeps
+// TransferEncodingError, a connection reset before any response is
+// aiohttp's ClientOSError caused by the ConnectionResetError, an HTTP
+// status keeps
 // its code, reason and body, and any other failure (an exception in 0.13)
 // gets its type as the cause chain. The record model stays one; the mapping
 // is done only when writing schema 1.4.
@@ -294,6 +296,12 @@ func Error14(e record.Error) ErrorDetails14 {
 			Message:    "ClientPayloadError(" + pyRepr(msg) + ")",
 			Cause:      cause,
 			CauseChain: []string{"ClientPayloadError", "TransferEncodingError"}}
+	case e.Type == "ConnectionResetError":
+		// Reset before a response: aiohttp raises ClientOSError from the
+		// socket's ConnectionResetError.
+		const cause = "ConnectionResetError(104, 'Connection reset by peer')"
+		return ErrorDetails14{Type: "ClientOSError", Message: "ClientOSError(104, 'Connection reset by peer')",
+			Cause: cause, CauseChain: []string{"ClientOSError", "ConnectionResetError"}}
 	case e.Type == "":
 		return ErrorDetails14{Message: e.Message}
 	}

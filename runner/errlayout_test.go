@@ -49,6 +49,11 @@ var (
 	truncatedStreamErr = errWant{v10: "IncompleteStream", typ: "ClientPayloadError",
 		msg:   `ClientPayloadError("Response payload is not completed: ` + transferEncodingCause + `")`,
 		cause: transferEncodingCause, chain: payloadChain}
+	// A reset before any response: aiohttp's ClientOSError, caused by
+	// the socket's ConnectionResetError (as a 0.13 run writes it).
+	resetErr = errWant{v10: "ConnectionResetError", typ: "ClientOSError",
+		msg:   "ClientOSError(104, 'Connection reset by peer')",
+		cause: "ConnectionResetError(104, 'Connection reset by peer')", chain: []string{"ClientOSError", "ConnectionResetError"}}
 	// An `event: error` in a stream: 0.13's SSEResponseError, code 502.
 	eventErr = errWant{v10: "StreamError", typ: "SSEResponseError", code: 502,
 		msg: "SSEResponseError('Error occurred in SSE response: ", chain: []string{"SSEResponseError"}}

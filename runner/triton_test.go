@@ -94,9 +94,7 @@ func TestTritonFailuresAreRecords(t *testing.T) {
 		{"http 503 stream", "generate", true, mockserver.Config{ErrorRate: 1, ErrorStatus: 503}, nil, httpErr(503, "Service Unavailable")},
 		{"http 400 triton body", "kserve", false, mockserver.Config{}, tritonError, httpErr(400, "Bad Request")},
 		{"reset mid-stream", "kserve", true, mockserver.Config{ResetRate: 1, OutputTokens: 10}, nil, resetStreamErr},
-		// Reset before any response: our type under 1.4 too (0.13 writes
-		// aiohttp's ClientOSError; docs/metrics.md lists the difference).
-		{"reset infer", "kserve", false, mockserver.Config{ResetRate: 1, OutputTokens: 10}, nil, otherErr("ConnectionResetError")},
+		{"reset infer", "kserve", false, mockserver.Config{ResetRate: 1, OutputTokens: 10}, nil, resetErr},
 		{"malformed event", "generate", true, mockserver.Config{MalformedRate: 1, OutputTokens: 10}, nil, otherErr("ResponseParseError")},
 		{"malformed body", "kserve", false, mockserver.Config{MalformedRate: 1, OutputTokens: 10}, nil, otherErr("ResponseParseError")},
 		{"error event", "kserve", true, mockserver.Config{}, sse("data: {\"error\":\"in ensemble 'ensemble', Executor failed\"}\n\n"), otherErr("ServerError")},
