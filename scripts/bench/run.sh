@@ -2,7 +2,7 @@
 # Runs the performance benchmarks of BENCHMARKS.md against the built-in mock
 # server (a separate process on the same machine) and prints one line per
 # measurement. Usage: scripts/bench/run.sh [name...]; names: events rps ttft
-# lateness lateness5k rss sessions10k million storage dataset scrape scrape-memory coldstart. Every run is bounded in count and time and targets 127.0.0.1.
+# lateness lateness5k rss sessions10k million storage dataset scrape scrape-memory coldstart wrk. Every run is bounded in count and time and targets 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-./bin/aiperf}
@@ -49,7 +49,34 @@ print(eval(sys.argv[2]))
 PY
 }
 
-want=${*:-events rps ttft ttft-jitter lateness lateness5k rss sessions10k million storage dataset scrape scrape-memory coldstart}
+# wrk_bin: prints the path of wrk, from PATH or installed once from Debian's
+# package into the cache (apt-get download and dpkg -x: no root needed); its
+# LuaJIT library comes along, found through LD_LIBRARY_PATH.
+WRK_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/aiperf-go/wrk-4.1.0
+wrk_bin() {
+  if command -v wrk >/dev/null; then command -v wrk; return; fi
+  if [ ! -x "$WRK_CACHE/usr/bin/wrk" ]; then
+    local dl; dl=$(mktemp -d)
+    (cd "$dl" && { apt-get download wrk libluajit-5.1-2 >/dev/null 2>&1 \
+      || { apt-get update -qq >&2 && apt-get download wrk libluajit-5.1-2 >&2; }; }) \
+      || { echo "wrk: apt-get download failed" >&2; rm -rf "$dl"; return 1; }
+    rm -rf "$WRK_CACHE.tmp" && mkdir -p "$WRK_CACHE.tmp"
+    for deb in "$dl"/*.deb; do dpkg -x "$deb" "$WRK_CACHE.tmp"; done
+    rm -rf "$dl" "$WRK_CACHE" && mv "$WRK_CACHE.tmp" "$WRK_CACHE"
+  fi
+  echo "$WRK_CACHE/usr/bin/wrk"
+}
+# cpu_of CMD...: runs CMD, then prints its CPU time (user + system, seconds,
+# its whole life) as a last line "cpu_s N" on stderr.
+cpu_of() {
+  python3 -c 'import resource, subprocess, sys
+rc = subprocess.call(sys.argv[1:])
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("cpu_s %.3f" % (r.ru_utime + r.ru_stime), file=sys.stderr)
+sys.exit(rc)' "$@"
+}
+
+want=${*:-events rps ttft ttft-jitter lateness lateness5k rss sessions10k million storage dataset scrape scrape-memory coldstart wrk}
 echo "# aiperf-go benchmarks: $(nproc) cores, $(uname -srm), $("$BIN" version)"
 for b in $want; do
   case $b in
@@ -206,6 +233,46 @@ PY
         --no-gpu-telemetry --server-metrics-collection-interval 0.001 --server-metrics-formats json
       echo "scrape_memory duration_s $secs scrapes $(python3 -c "import json,glob,sys; m=json.load(open(glob.glob(sys.argv[1]+'/runs/*/manifest.json')[0])); print(m['telemetry']['sources'][0]['scrapes'])" "$OUT/scrapemem-$secs") max_rss_mb $(stat "scrapemem-$secs" "log['max_rss_mb']")"
     done ;;
+  wrk) # Issue 19: non-streaming requests/s against wrk on the same mock server
+    # (concurrency 64, 1-token replies, no server delay), and the client's CPU
+    # per request: process CPU time, start to exit, over the requests sent
+    # (40,000 + 500 warmup). Alternated, three rounds; ours/wrk of the medians.
+    WRK=$(wrk_bin)
+    export LD_LIBRARY_PATH="$(dirname "$(dirname "$WRK")")/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    start_mock --ttft 0 --itl 0 --output-tokens 1
+    : >"$OUT/wrk.tsv"
+    for round in 1 2 3; do
+      name="wrk-ours-$round"
+      cpu_of "$BIN" profile --model mock-model --url "http://127.0.0.1:$PORT" --ui-type none --log-level INFO \
+        --random-seed 1 --artifact-dir "$OUT/$name" --concurrency 64 --request-count 40000 --isl 16 --osl 1 \
+        --warmup-request-count 500 >"$OUT/$name.console" 2>"$OUT/$name.err" || { tail -20 "$OUT/$name.err" >&2; exit 1; }
+      ours_cpu=$(awk '/^cpu_s/ { print $2 }' "$OUT/$name.err")
+      # wrk sends the body of our run's first request, with the same headers.
+      python3 - "$OUT/$name/inputs.json" "$OUT/wrk.lua" <<'PY'
+import json, sys
+body = json.dumps(json.load(open(sys.argv[1]))["data"][0]["payloads"][0], separators=(",", ":"))
+open(sys.argv[2], "w").write('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
+    'wrk.headers["Accept"] = "application/json"\nwrk.body = %s\n' % json.dumps(body))
+PY
+      cpu_of "$WRK" -t2 -c64 -d10s -s "$OUT/wrk.lua" "http://127.0.0.1:$PORT/v1/chat/completions" \
+        >"$OUT/wrk-$round.out" 2>"$OUT/wrk-$round.err"
+      echo "$(stat "$name" "round(rps)") $ours_cpu $(awk '/^Requests\/sec/ { print $2 }' "$OUT/wrk-$round.out") $(awk '/^cpu_s/ { print $2 }' "$OUT/wrk-$round.err") $(awk '/requests in/ { print $1 }' "$OUT/wrk-$round.out") $(grep -c 'Non-2xx' "$OUT/wrk-$round.out" || true)" >>"$OUT/wrk.tsv"
+      rm -rf "${OUT:?}/$name"
+    done
+    python3 - "$OUT/wrk.tsv" <<'PY'
+import statistics, sys
+rows = [[float(x) for x in line.split()] for line in open(sys.argv[1])]
+for i, (rps, cpu, wrps, wcpu, wreq, bad) in enumerate(rows, 1):
+    if bad:
+        sys.exit("wrk round %d: non-2xx responses" % i)
+    print("[wrk] round %d: ours %.0f req/s, %.1f µs CPU/request; wrk %.0f req/s, %.1f µs CPU/request; ours/wrk %.1f%%" % (
+        i, rps, cpu / 40500 * 1e6, wrps, wcpu / wreq * 1e6, 100 * rps / wrps))
+ours = statistics.median(r[0] for r in rows)
+wrk = statistics.median(r[2] for r in rows)
+print("[wrk] median requests_per_sec ours %.0f wrk %.0f ours/wrk %.1f%%; ours cpu_us_per_request %.1f" % (
+    ours, wrk, 100 * ours / wrk, statistics.median(r[1] for r in rows) / 40500 * 1e6))
+PY
+    ;;
   *) echo "unknown benchmark $b" >&2; exit 2 ;;
   esac
 done
