@@ -282,3 +282,31 @@ func TestConfigInit(t *testing.T) {
 		})
 	}
 }
+
+// TestGenAIPerfOwnTemplate reads what `genai-perf create-template` writes
+// (testdata/genai_perf_create_template_upstream.yaml, rendered by hand
+// from GenAI-Perf's base_config.py and config_defaults.py: top level
+// indented, Python's dict for the stimulus, False) with a model set: it is
+// valid, its choices are GenAI-Perf's (kserve on :8001), and its
+// GenAI-Perf-only defaults set nothing.
+func TestGenAIPerfOwnTemplate(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join("testdata", "genai_perf_create_template_upstream.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := writeFile(t, "genai_perf_config.yaml", strings.Replace(string(body), "  model_names: \n", "  model_names: gpt2\n", 1))
+	code, stdout, stderr := runCLI(t, "config", "expand", file)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"model: gpt2", "endpoint-type: kserve", "backend: tensorrtllm", "url: localhost:8001",
+		"server-metrics: http://localhost:9400/metrics", "concurrency: 1", "random-seed: 0", "prefix-prompt-length: 100",
+		"# artifact-dir: artifacts", "# checkpoint-dir:", "# profile-export-prefix:", "# stability-percentage: 0", "# generate-plots: false"} {
+		if !strings.Contains("\n"+stdout, "\n"+want+"\n") {
+			t.Errorf("expand lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(stdout)
+	}
+}

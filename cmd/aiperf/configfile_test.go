@@ -216,6 +216,7 @@ func TestSameValue(t *testing.T) {
 	}{
 		{"550", "550.0", true}, {"1", "2", false}, {"false", "False", true}, {"true", "0", false},
 		{"round_robin", "ROUND_ROBIN", true}, {"", "", true}, {"", "0", false}, {"chat", "completions", false},
+		{"./artifacts", "artifacts", true}, {"./checkpoint", "checkpoint/", true}, {"", ".", false}, {"a/b", "b", false},
 	}
 	for _, tt := range tests {
 		if got := sameValue(tt.a, tt.b); got != tt.want {
