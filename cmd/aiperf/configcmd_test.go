@@ -309,4 +309,17 @@ func TestGenAIPerfOwnTemplate(t *testing.T) {
 	if t.Failed() {
 		t.Log(stdout)
 	}
+
+	// And it runs: kserve against the mock (the environment names the
+	// mock's URL, a tokenizer without download and a short run).
+	mockEnv(t)
+	t.Setenv("AIPERF_TOKENIZER", "builtin")
+	t.Setenv("AIPERF_REQUEST_COUNT", "3")
+	code, stdout, stderr = runCLI(t, "config", "-f", file)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	if !regexp.MustCompile(`Request Count \(requests\) │ +3\.00 `).MatchString(stdout) {
+		t.Fatalf("stdout:\n%s", stdout)
+	}
 }
