@@ -30,16 +30,16 @@ var recordOrder = [...]metricID{
 // EXPERIMENTAL and NO_INDIVIDUAL_RECORDS metrics are never included.
 // Compute keeps no state and is safe for concurrent use.
 func Compute(cfg *Config, rec *record.Record) []RecordValue {
-	en := newEnabledSet(cfg)
+	en := enabledFor(cfg)
 	var c calc
 	if rec.Valid() {
-		c.valid(cfg, &en, rec)
+		c.valid(cfg, en, rec)
 	} else if en[idErrISL] {
 		if isl, ok := inputTokens(cfg, rec); ok {
 			c.set(idErrISL, float64(isl))
 		}
 	}
-	return c.values(&en)
+	return c.values(en)
 }
 
 // calc holds one record's values in base units.
