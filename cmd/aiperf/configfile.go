@@ -252,6 +252,7 @@ type profileFlagInfo struct {
 	names    []string
 	defaults map[string]string
 	usage    map[string]string
+	aliases  map[string][]string // flag → its aliases' names
 }
 
 // profileFlagsInfo builds profile's flag set once, on first use.
@@ -260,12 +261,17 @@ var profileFlagsInfo = sync.OnceValue(func() profileFlagInfo {
 	var verbose int
 	var configFile string
 	fs := profileFlags(&cfg, &verbose, &configFile)
-	info := profileFlagInfo{defaults: map[string]string{}, usage: map[string]string{}}
+	info := profileFlagInfo{defaults: map[string]string{}, usage: map[string]string{}, aliases: map[string][]string{}}
 	_ = fs.WalkFlags(func(f ff.Flag) error {
 		if name, ok := f.GetLongName(); ok {
 			info.names = append(info.names, name)
 			info.defaults[name] = f.GetValue()
 			info.usage[name] = f.GetUsage()
+			// An alias's usage is "alias of --FLAG" (and a placeholder).
+			if rest, ok := strings.CutPrefix(f.GetUsage(), "alias of --"); ok {
+				target, _, _ := strings.Cut(rest, " ")
+				info.aliases[target] = append(info.aliases[target], name)
+			}
 		}
 		return nil
 	})

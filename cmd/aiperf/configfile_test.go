@@ -137,6 +137,8 @@ perf_analyzer:
 			[]string{"request-rate"}, []string{"request-count=9"}},
 		{"command line count replaces the measurement", "perf_analyzer:\n  measurement: {mode: interval, num: 9000}\n",
 			[]string{"num-requests"}, nil},
+		{"an alias replaces the stimulus", "perf_analyzer:\n  stimulus: {concurrency: 64}\n",
+			[]string{"session-concurrency"}, nil},
 		{"input", `input:
   batch_size: 2
   extra:

@@ -107,7 +107,7 @@ func (g *genaiRun) field(f genaiField, line int, v *yaml.Node) error {
 		if err != nil {
 			return at("%v", err)
 		}
-		if slices.ContainsFunc(stimulusFlags, g.given) {
+		if g.anyGiven(stimulusFlags) {
 			return nil
 		}
 		return g.set(f, line, list)
@@ -156,8 +156,19 @@ func (g *genaiRun) field(f genaiField, line int, v *yaml.Node) error {
 	return g.set(f, line, s)
 }
 
-// given reports whether flag was given on the command line or in the env.
-func (g *genaiRun) given(flag string) bool { return g.a.given != nil && g.a.given(flag) }
+// anyGiven reports whether any of flags, or of their aliases, was given on
+// the command line or in the environment.
+func (g *genaiRun) anyGiven(flags []string) bool {
+	if g.a.given == nil {
+		return false
+	}
+	for _, f := range flags {
+		if g.a.given(f) || slices.ContainsFunc(profileFlagsInfo().aliases[f], g.a.given) {
+			return true
+		}
+	}
+	return false
+}
 
 // set sets f's flag to value unless value is the flag's default (GenAI-Perf's
 // template spells out every default; setting them would mark them given).
@@ -182,7 +193,7 @@ func (g *genaiRun) set(f genaiField, line int, value string) error {
 // with one of concurrency, request_rate, session_concurrency,
 // session_request_rate (a number) or fixed_schedule.
 func (g *genaiRun) stimulus(f genaiField, line int, v *yaml.Node) error {
-	if slices.ContainsFunc(stimulusFlags, g.given) {
+	if g.anyGiven(stimulusFlags) {
 		return nil // the command line's stimulus replaces the file's
 	}
 	var kind, value string
@@ -224,7 +235,7 @@ func (g *genaiRun) stimulus(f genaiField, line int, v *yaml.Node) error {
 // applyMeasurement applies perf_analyzer.measurement once the whole file is
 // read: request_count sets --request-count, interval --measurement-interval.
 func (g *genaiRun) applyMeasurement() error {
-	if g.measureLine == 0 || slices.ContainsFunc(measureFlags, g.given) {
+	if g.measureLine == 0 || g.anyGiven(measureFlags) {
 		return nil
 	}
 	f := genaiField{path: "perf_analyzer.measurement.num"}

@@ -121,10 +121,10 @@ var genaiFields = []genaiField{
 
 // stimulusFlags and measureFlags are the flags of the nested layout's
 // stimulus and measurement: a file's stimulus (measurement) is skipped as a
-// whole when any of them was given (aliases included).
+// whole when any of them, or of their aliases, was given.
 var (
 	stimulusFlags = []string{"concurrency", "request-rate", "fixed-schedule", "user-centric-rate"}
-	measureFlags  = []string{"request-count", "num-requests", "benchmark-duration", "measurement-interval"}
+	measureFlags  = []string{"request-count", "benchmark-duration", "measurement-interval"}
 )
 
 // genaiSections are the dotted names of the layout's mappings.
