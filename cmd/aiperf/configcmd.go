@@ -177,7 +177,11 @@ func configFileArg(flagValue string, rest []string) (string, error) {
 	case flagValue == "" && len(rest) == 0:
 		return "", command.Usage(errors.New("give the config file: a path, or --config-file PATH"))
 	}
-	return "", command.Usage(fmt.Errorf("unexpected argument %q: give one config file (flags go before it)", rest[len(rest)-1]))
+	extra := rest[0] // beside --config-file
+	if flagValue == "" {
+		extra = rest[1]
+	}
+	return "", command.Usage(fmt.Errorf("unexpected argument %q: give one config file (flags go before it)", extra))
 }
 
 // newConfigValidateCommand is `aiperf config validate FILE`: the file goes

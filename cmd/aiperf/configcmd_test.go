@@ -168,6 +168,7 @@ func TestConfigCommandUsage(t *testing.T) {
 		{"invalid after override", []string{"config", "-f", file, "--override-config", "--concurrency", "-1"}, "--concurrency must be >= 1"},
 		{"validate", []string{"config", "validate", writeFile(t, "bad.yaml", "model: m\nisl: 0\n")}, "--isl must be >= 1"},
 		{"validate without file", []string{"config", "validate"}, "give the config file"},
+		{"expand flag after the file", []string{"config", "expand", file, "--format", "json"}, `unexpected argument "--format": give one config file (flags go before it)`},
 		{"validate unknown key", []string{"config", "validate", writeFile(t, "typo.yaml", "model: m\nrequest-count: 3\nstreming: true\n")}, `typo.yaml:3: unknown key "streming" (did you mean "streaming"?)`},
 		{"init unknown template", []string{"config", "init", "-t", "nope"}, `--template "nope" is not a bundled template`},
 	}
