@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/aiperf-go/aiperf/export"
+	"github.com/aiperf-go/aiperf/internal/h1"
 	"github.com/aiperf-go/aiperf/record"
 )
 
@@ -42,16 +43,28 @@ type countingConn struct {
 	owner atomic.Pointer[tracer]
 }
 
+var _ h1.ObservedConn = (*countingConn)(nil)
+
 // Read reads from the connection and counts what it read.
 func (c *countingConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if n > 0 {
-		if tr := c.owner.Load(); tr != nil {
-			tr.received.Add(int64(n))
-			tr.reads.Add(1)
-		}
+		c.ObserveRead(n)
 	}
 	return n, err
+}
+
+// NetConn returns the counted connection: h1 reads a TCP one through its
+// file descriptor, so that a waiting stream holds no read buffer, and
+// reports each read to ObserveRead (h1.ObservedConn).
+func (c *countingConn) NetConn() net.Conn { return c.Conn }
+
+// ObserveRead counts one read of n bytes.
+func (c *countingConn) ObserveRead(n int) {
+	if tr := c.owner.Load(); tr != nil {
+		tr.received.Add(int64(n))
+		tr.reads.Add(1)
+	}
 }
 
 // Write writes to the connection and counts what it wrote.

@@ -17,13 +17,16 @@ import (
 // with syscall.RawConn.Read, which parks the goroutine in the network
 // poller without a buffer, and takes a pooled buffer only for the read
 // system call itself: the same calls as net.Conn.Read, deadlines included.
-// Other connections (TLS, wrapped ones such as the runner's byte counter)
-// are read with their own Read, holding a pooled buffer while blocked.
+// A wrapper that is an ObservedConn (the runner's byte counter) is read the
+// same way through the connection it wraps, each read reported to it. Other
+// connections (TLS, other wrappers) are read with their own Read, holding a
+// pooled buffer while blocked.
 //
 // Only the goroutine using the connection calls it.
 type lazyReader struct {
 	nc   net.Conn
 	raw  syscall.RawConn // nil: read through nc.Read
+	obs  ObservedConn    // nc when it is one read through raw, else nil
 	size int             // of the pooled buffers
 
 	buf  *[]byte // pooled; nil while empty
@@ -38,9 +41,31 @@ type lazyReader struct {
 	rawErr error
 }
 
+// ObservedConn is a connection wrapper that only watches the reads made on
+// the connection it wraps, such as a byte counter. h1 reads a plain TCP
+// connection under it through the file descriptor, so that a stream
+// waiting for data holds no buffer, and reports each read's byte count
+// (n > 0) to ObserveRead instead of calling the wrapper's Read; both
+// see the same reads.
+type ObservedConn interface {
+	net.Conn
+	// NetConn returns the wrapped connection.
+	NetConn() net.Conn
+	// ObserveRead is told of every read of n > 0 bytes from the wrapped
+	// connection, as its Read would have seen them.
+	ObserveRead(n int)
+}
+
 // newLazyReader returns a reader of nc using pooled buffers of size bytes.
 func newLazyReader(nc net.Conn, size int) *lazyReader {
-	l := &lazyReader{nc: nc, size: size, raw: rawConn(nc)}
+	l := &lazyReader{nc: nc, size: size}
+	if oc, ok := nc.(ObservedConn); ok {
+		if l.raw = rawConn(oc.NetConn()); l.raw != nil {
+			l.obs = oc
+		}
+	} else {
+		l.raw = rawConn(nc)
+	}
 	if l.raw != nil {
 		l.rawFn = l.rawRead
 	}
@@ -119,6 +144,9 @@ func (l *lazyReader) rawReadCall() (int, *[]byte, error) {
 		err = l.rawErr
 	}
 	if n > 0 {
+		if l.obs != nil {
+			l.obs.ObserveRead(n)
+		}
 		return n, buf, nil
 	}
 	if buf != nil {

@@ -8,13 +8,14 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// wrapped hides a connection's file descriptor, as the runner's byte
-// counter does: the transport then reads it through its Read method.
+// wrapped hides a connection's file descriptor, as a wrapper that is not
+// an ObservedConn does: the transport then reads it through its Read method.
 type wrapped struct{ net.Conn }
 
 func wrapDial(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -25,12 +26,41 @@ func wrapDial(ctx context.Context, network, addr string) (net.Conn, error) {
 	return wrapped{c}, nil
 }
 
-// dialers are the two ways a connection is read: waiting in the poller
-// without a buffer (tcp), and through Read (wrapped).
+// observed only watches the reads of the connection it wraps (an
+// ObservedConn, as the runner's byte counter is): the transport reads the
+// wrapped connection's descriptor and reports each read, never calling
+// observed's Read.
+type observed struct {
+	net.Conn
+	bytes, reads *atomic.Int64
+}
+
+func (o observed) NetConn() net.Conn { return o.Conn }
+func (o observed) ObserveRead(n int) { o.bytes.Add(int64(n)); o.reads.Add(1) }
+func (o observed) Read([]byte) (int, error) {
+	panic("h1 read an ObservedConn through its Read")
+}
+
+func newObserved(c net.Conn) observed {
+	return observed{Conn: c, bytes: new(atomic.Int64), reads: new(atomic.Int64)}
+}
+
+func observeDial(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := defaultDialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return newObserved(c), nil
+}
+
+// dialers are the ways a connection is read: waiting in the poller without
+// a buffer (tcp, and observed through the connection it wraps), and through
+// Read (wrapped).
 var dialers = []struct {
 	name string
 	dial func(context.Context, string, string) (net.Conn, error)
-}{{"tcp", nil}, {"wrapped", wrapDial}}
+	raw  bool // read through the descriptor
+}{{"tcp", nil, true}, {"wrapped", wrapDial, false}, {"observed", observeDial, true}}
 
 // tcpPair returns both ends of a loopback TCP connection.
 func tcpPair(t *testing.T) (client, server net.Conn) {
@@ -60,11 +90,16 @@ func TestLazyReader(t *testing.T) {
 		t.Run(d.name, func(t *testing.T) {
 			client, server := tcpPair(t)
 			var nc net.Conn = client
-			if d.dial != nil {
+			var obs observed
+			switch d.name {
+			case "wrapped":
 				nc = wrapped{client}
+			case "observed":
+				obs = newObserved(client)
+				nc = obs
 			}
 			l := newLazyReader(nc, 8)
-			if (l.raw != nil) != (d.dial == nil) {
+			if (l.raw != nil) != d.raw {
 				t.Fatalf("raw %v", l.raw != nil)
 			}
 			io.WriteString(server, "hello, world")
@@ -91,6 +126,9 @@ func TestLazyReader(t *testing.T) {
 			if string(got) != "hello, world" || l.buf != nil {
 				t.Fatalf("read %q, holding a buffer %v", got, l.buf != nil)
 			}
+			if obs.bytes != nil && (obs.bytes.Load() != 12 || obs.reads.Load() < 2) {
+				t.Errorf("observed %d bytes in %d reads, want 12 in 2 or more", obs.bytes.Load(), obs.reads.Load())
+			}
 
 			nc.SetReadDeadline(aLongTimeAgo)
 			if _, err := l.Read(make([]byte, 4)); !errors.Is(err, os.ErrDeadlineExceeded) {
@@ -110,6 +148,9 @@ func TestLazyReader(t *testing.T) {
 			if _, err := l.Read(b); !errors.Is(err, syscall.ECONNRESET) {
 				t.Errorf("after a reset: %v", err)
 			}
+			if obs.bytes != nil && obs.bytes.Load() != 13 {
+				t.Errorf("observed %d bytes, want 13 (errors and deadlines count none)", obs.bytes.Load())
+			}
 		})
 	}
 	t.Run("eof", func(t *testing.T) {
@@ -122,8 +163,9 @@ func TestLazyReader(t *testing.T) {
 	})
 }
 
-// TestBlockedStreamsHoldNoReadBuffer: on plain TCP a stream waiting for
-// data holds no read buffer; read through Read (wrapped) it holds one.
+// TestBlockedStreamsHoldNoReadBuffer: on plain TCP, observed or not, a
+// stream waiting for data holds no read buffer; read through Read
+// (wrapped) it holds one.
 func TestBlockedStreamsHoldNoReadBuffer(t *testing.T) {
 	const n, size = 100, 64 << 10
 	srv := startRaw(t, func(c net.Conn, br *bufio.Reader) {
@@ -157,5 +199,9 @@ func TestBlockedStreamsHoldNoReadBuffer(t *testing.T) {
 		t.Errorf("heap per blocked stream: %.0f bytes on tcp, %.0f wrapped; want a read buffer (%d) apart, and tcp well under one",
 			perStream["tcp"], perStream["wrapped"], size)
 	}
-	t.Logf("heap per blocked stream: %.0f bytes on tcp, %.0f wrapped (%d-byte read buffers)", perStream["tcp"], perStream["wrapped"], size)
+	if perStream["observed"] > size/4 {
+		t.Errorf("heap per blocked observed stream: %.0f bytes, want well under a read buffer (%d)", perStream["observed"], size)
+	}
+	t.Logf("heap per blocked stream: %.0f bytes on tcp, %.0f observed, %.0f wrapped (%d-byte read buffers)",
+		perStream["tcp"], perStream["observed"], perStream["wrapped"], size)
 }
