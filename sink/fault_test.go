@@ -141,7 +141,9 @@ func spooled(t *testing.T, spool string) []string {
 	t.Helper()
 	var files []string
 	err := filepath.WalkDir(filepath.Join(spool, spoolObjectsDir), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(p, openSuffix) {
+		// An open segment's write-ahead file and a segment being written
+		// (.tmp, renamed when complete) are not spooled segments yet.
+		if err != nil || d.IsDir() || strings.HasSuffix(p, openSuffix) || strings.HasSuffix(p, ".tmp") {
 			return err
 		}
 		rel, _ := filepath.Rel(spool, p)
