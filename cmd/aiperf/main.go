@@ -133,7 +133,7 @@ func newRootFor(name string, given []string, stdout, stderr io.Writer) *ff.Comma
 	rootFlags := ff.NewFlagSet("aiperf")
 	return &ff.Command{
 		Name:        "aiperf",
-		Usage:       "aiperf <profile|mock-server|analyze-trace|recover|version> [flags]",
+		Usage:       "aiperf <command> [flags]",
 		ShortHelp:   "benchmark generative-AI inference servers",
 		Flags:       rootFlags,
 		Subcommands: subs,
