@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -52,6 +51,9 @@ type sender struct {
 	// aws signs requests for an AWS service and reads its event streams
 	// (aws.go); nil for other runs.
 	aws *awsSigner
+	// base is what every request shares, built at the first request
+	// (request.go).
+	base requestBase
 }
 
 // newTransport returns an HTTP/1.1 transport for thousands of concurrent
@@ -152,14 +154,11 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 		target = s.aws.target(target, rec.Model)
 	}
 	for {
-		req, err := http.NewRequestWithContext(traced, http.MethodPost, target, bytes.NewReader(payload))
+		req, err := s.newRequest(traced, rec, target, payload)
 		if err != nil {
 			s.fail(rec, 0, "RequestError", s.errorText(err))
 			return
 		}
-		req.Header = s.header.Clone()
-		req.Header.Set("X-Request-ID", rec.XRequestID)
-		req.Header.Set("X-Correlation-ID", rec.XCorrelationID)
 
 		reused = false
 		if tr != nil {
