@@ -72,7 +72,7 @@ func TestConfigFileErrors(t *testing.T) {
 		{"measurement mode", "model_names: m\nperf_analyzer:\n  measurement:\n    mode: forever\n    num: 3\n", `f.yaml:4: perf_analyzer.measurement.mode "forever" is not valid: use request_count or interval`},
 		{"grpc", "model_names: m\nendpoint:\n  grpc_method: a.B/C\n", "f.yaml:3: endpoint.grpc_method: not supported by aiperf"},
 		{"process", "process:\n  input_path: dir\n", "f.yaml:2: process.input_path: not supported by aiperf"},
-		{"analyze other parameter", "model_names: m\nanalyze:\n  num_dataset_entries: {start: 1, stop: 5}\n", "f.yaml:3: analyze.num_dataset_entries: not supported"},
+		{"analyze range without stop", "model_names: m\nanalyze:\n  num_dataset_entries: {start: 1}\n", "f.yaml:3: analyze.num_dataset_entries: give start and stop"},
 		{"synthetic files", "model_names: m\ninput:\n  file: synthetic:queries,passages\n", "f.yaml:3: input.file: synthetic:queries,passages (named synthetic files) is not supported"},
 		{"list for a single value", "model_names: m\nendpoint:\n  type: [chat, completions]\n", "f.yaml:3: endpoint.type: takes one value, not a list"},
 		{"section as a value", "model_names: m\ninput: 5\n", "f.yaml:2: input must be a mapping of keys"},
@@ -196,6 +196,13 @@ tokenizer:
 		{"analyze powers of two", "analyze:\n  concurrency: {start: 3, stop: 40}\n", nil, []string{"concurrency=2,4,8,16,32"}},
 		{"analyze steps", "analyze:\n  request_rate: {start: 100, stop: 200, step: 20}\n", nil, []string{"request-rate=100,120,140,160,180,200"}},
 		{"analyze list", "analyze:\n  concurrency: [1, 3, 5]\n", nil, []string{"concurrency=1,3,5"}},
+		// The dataset settings are given to the flag as its range, which it
+		// expands by its own rule (powers of two for ISL and batch size,
+		// every integer for dataset entries: runner/multirun's tests).
+		{"analyze isl", "analyze:\n  input_sequence_length: {start: 100, stop: 300, step: 100}\n", nil, []string{"isl=100:300:100"}},
+		{"analyze entries", "analyze:\n  num_dataset_entries: {start: 3, stop: 5}\n", nil, []string{"num-dataset-entries=3:5"}},
+		{"analyze batch size", "analyze:\n  runtime_batch_size: {start: 1, stop: 8}\n", nil, []string{"prompt-batch-size=1:8"}},
+		{"analyze isl list", "analyze:\n  input_sequence_length: [32, 64]\n", nil, []string{"isl=32,64"}},
 		{"endpoint as a string is flat", "endpoint: /v1/x\nmodel: m\n", nil, []string{"endpoint=/v1/x", "model=m"}},
 	}
 	for _, tt := range tests {

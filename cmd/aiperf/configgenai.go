@@ -111,6 +111,15 @@ func (g *genaiRun) field(f genaiField, line int, v *yaml.Node) error {
 			return nil
 		}
 		return g.set(f, line, list)
+	case kindSweepRange:
+		r, err := sweepRange(v)
+		if err != nil {
+			return at("%v", err)
+		}
+		if g.anyGiven([]string{f.flag}) {
+			return nil
+		}
+		return g.set(f, line, r)
 	case kindGoodput:
 		return g.goodput(f, line, v)
 	case kindExtra:

@@ -23,6 +23,7 @@ const (
 	kindExtra                        // input.extra: {name: value} or ["name:value"]
 	kindFile                         // input.file: a path, payload:PATH or synthetic:…
 	kindSweep                        // analyze.concurrency / analyze.request_rate: {start, stop, step}
+	kindSweepRange                   // analyze's dataset settings: {start, stop, step} as the flag's start:stop:step range
 )
 
 // genaiField is one key of GenAI-Perf's nested config layout.
@@ -49,9 +50,9 @@ var genaiFields = []genaiField{
 	{path: "model_name", flag: "model", kind: kindEach, hidden: true},
 	{path: "analyze.concurrency", flag: "concurrency", kind: kindSweep, hidden: true},
 	{path: "analyze.request_rate", flag: "request-rate", kind: kindSweep, hidden: true},
-	{path: "analyze.runtime_batch_size", kind: kindUnsupported, hidden: true},
-	{path: "analyze.num_dataset_entries", kind: kindUnsupported, hidden: true},
-	{path: "analyze.input_sequence_length", kind: kindUnsupported, hidden: true},
+	{path: "analyze.runtime_batch_size", flag: "prompt-batch-size", kind: kindSweepRange, hidden: true},
+	{path: "analyze.num_dataset_entries", flag: "num-dataset-entries", kind: kindSweepRange, hidden: true},
+	{path: "analyze.input_sequence_length", flag: "isl", kind: kindSweepRange, hidden: true},
 
 	{path: "endpoint.model_selection_strategy", flag: "model-selection-strategy", kind: kindLower},
 	{path: "endpoint.backend", flag: "backend", kind: kindLower},

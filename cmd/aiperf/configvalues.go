@@ -89,6 +89,38 @@ func sweepList(v *yaml.Node) (string, error) {
 	return strings.Join(items, ","), nil
 }
 
+// sweepRange turns analyze's {start, stop[, step]} mapping into the flag's
+// range "start:stop[:step]" (which the flag expands by its own rule), or a
+// list into "a,b,c".
+func sweepRange(v *yaml.Node) (string, error) {
+	if v.Kind == yaml.SequenceNode {
+		return sweepList(v)
+	}
+	if v.Kind != yaml.MappingNode {
+		return "", errors.New("give {start: N, stop: M} or {start, stop, step}")
+	}
+	r := map[string]string{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k := v.Content[i].Value
+		if k != "start" && k != "stop" && k != "step" {
+			return "", fmt.Errorf("unknown key %q: use start, stop and step", k)
+		}
+		s, err := scalarOf(resolveAlias(v.Content[i+1]))
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", k, err)
+		}
+		r[k] = s
+	}
+	if r["start"] == "" || r["stop"] == "" {
+		return "", errors.New("give start and stop")
+	}
+	out := r["start"] + ":" + r["stop"]
+	if r["step"] != "" {
+		out += ":" + r["step"]
+	}
+	return out, nil
+}
+
 // scalarOf is v's value as text, or an error when v is a list or mapping.
 func scalarOf(v *yaml.Node) (string, error) {
 	if v.Kind != yaml.ScalarNode {
