@@ -50,13 +50,13 @@ func storeContext(ctx context.Context, grace time.Duration) (sctx context.Contex
 // interruptedBy reports whether a request's context was cancelled by the
 // user (a signal, or the caller's ctx) rather than by the run itself: the
 // grace period of a duration-bound phase (whose requests AIPerf leaves
-// out) or the failure window.
+// out), the failure window or stability mode.
 func interruptedBy(ctx context.Context) bool {
 	if ctx.Err() == nil {
 		return false
 	}
 	cause := context.Cause(ctx)
-	return !errors.Is(cause, errGraceExpired) && !errors.Is(cause, errTargetDown)
+	return !errors.Is(cause, errGraceExpired) && !errors.Is(cause, errTargetDown) && !errors.Is(cause, errStable)
 }
 
 // markCancelled turns the record of a request that was in flight when the

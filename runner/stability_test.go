@@ -156,6 +156,11 @@ func TestStabilitySteadyServerOverHTTP(t *testing.T) {
 	if res.Summary.Valid != want {
 		t.Errorf("summary has %d valid requests, want the windows' %d", res.Summary.Valid, want)
 	}
+	// Stopping once stable is not an interruption: the requests in flight
+	// are left out (dropped), not recorded as cancelled.
+	if res.Cancelled != 0 || res.Summary.Failed != 0 {
+		t.Errorf("%d cancelled, %d failed; want none", res.Cancelled, res.Summary.Failed)
+	}
 }
 
 // TestStabilitySettlingServerOverHTTP: a server whose extra delay falls from
