@@ -21,8 +21,10 @@ const cacheReportingHint = "Token usage is reported but no prompt-cache read tok
 // appendConsole14 appends what AIPerf 0.13's console exporters print, in
 // the order its plugins.yaml lists them: the error summary, the HTTP Trace
 // Timing table (info.ShowTraceTiming), the metrics tables followed by the
-// cache-reporting hint, then the GPU Telemetry Summary and the two
-// warnings, which 0.13 prints after the metrics as 0.8 did.
+// cache-reporting hint, then, with GPU telemetry, the GPU platform panel,
+// the GPU Power Efficiency table and the GPU Telemetry Summary
+// (appendGPUSections14), and the two warnings, which 0.13 prints after the
+// metrics as 0.8 did.
 func appendConsole14(b []byte, s *metrics.Summary, info *RunInfo) []byte {
 	b = appendErrorTable(b, s.Errors)
 	if info.ShowTraceTiming {
@@ -38,7 +40,7 @@ func appendConsole14(b []byte, s *metrics.Summary, info *RunInfo) []byte {
 		}
 	}
 	b = padTitles(b)
-	b = appendGPUTelemetry(b, info)
+	b = appendGPUSections14(b, s, info)
 	b = appendUsageDiscrepancyPanel(b, s, info)
 	return appendOSLMismatchPanel(b, s, info)
 }

@@ -93,6 +93,9 @@ type RunInfo struct {
 	// ShowGPUTelemetry prints the GPU Telemetry Summary on the console
 	// (--gpu-telemetry given), as AIPerf does only then.
 	ShowGPUTelemetry bool
+	// GPUEndpoints14 are telemetry_data's endpoint lists under schema 1.4,
+	// as AIPerf 0.13 makes them (see GPUEndpointLists).
+	GPUEndpoints14 GPUEndpointLists
 }
 
 func (info *RunInfo) schemaVersion() string {

@@ -78,8 +78,14 @@ func gpuEndpoints(s *telemetry.GPUSummary) []gpuKeyed[[]gpuKeyed[telemetry.GPUIn
 // start and end times), endpoints keyed by endpointDisplay, their GPUs
 // keyed "gpu_<index>" with their metrics (a counter with unit and avg
 // only), and error_summary (the failures of the reachable GPU sources).
+// Under schema 1.4 it is AIPerf 0.13's: the endpoints are
+// info.GPUEndpoints14's, every GPU has "platform", and the metrics have
+// 0.13's names and order, a gauge's ending in count and sum.
 func appendTelemetryData(iw *indentWriter, s *telemetry.GPUSummary, info *RunInfo) {
 	configured, reachable := gpuSourceLists(s, info.TelemetryHealth)
+	if info.is14() {
+		configured, reachable = info.GPUEndpoints14.Configured, info.GPUEndpoints14.Successful
+	}
 	iw.b = append(iw.b, '{')
 	iw.key(true, 2, "summary")
 	iw.b = append(iw.b, '{')
@@ -104,7 +110,7 @@ func appendTelemetryData(iw *indentWriter, s *telemetry.GPUSummary, info *RunInf
 			iw.key(i == 0, 3, e.key)
 			iw.b = append(iw.b, '{')
 			iw.key(true, 4, "gpus")
-			appendGPUs(iw, e.val)
+			appendGPUs(iw, e.val, info.is14())
 			iw.newline(3)
 			iw.b = append(iw.b, '}')
 		}
@@ -118,8 +124,9 @@ func appendTelemetryData(iw *indentWriter, s *telemetry.GPUSummary, info *RunInf
 	iw.b = append(iw.b, '}')
 }
 
-// appendGPUs writes an endpoint's "gpus" object at depth 4.
-func appendGPUs(iw *indentWriter, gpus []gpuKeyed[telemetry.GPUInfo]) {
+// appendGPUs writes an endpoint's "gpus" object at depth 4, as AIPerf 0.13
+// does with is14.
+func appendGPUs(iw *indentWriter, gpus []gpuKeyed[telemetry.GPUInfo], is14 bool) {
 	if len(gpus) == 0 {
 		iw.b = append(iw.b, '{', '}')
 		return
@@ -135,17 +142,23 @@ func appendGPUs(iw *indentWriter, gpus []gpuKeyed[telemetry.GPUInfo]) {
 		iw.b = pyjson.AppendString(iw.b, g.Name)
 		iw.key(false, 6, "gpu_uuid")
 		iw.b = pyjson.AppendString(iw.b, g.UUID)
+		ms := g.Metrics
+		if is14 {
+			iw.key(false, 6, "platform")
+			iw.b = pyjson.AppendString(iw.b, telemetry.GPUPlatformNVIDIA)
+			ms = g.Metrics14()
+		}
 		if g.Hostname != "" {
 			iw.key(false, 6, "hostname")
 			iw.b = pyjson.AppendString(iw.b, g.Hostname)
 		}
 		iw.key(false, 6, "metrics")
-		if len(g.Metrics) == 0 {
+		if len(ms) == 0 {
 			iw.b = append(iw.b, '{', '}')
 		} else {
 			iw.b = append(iw.b, '{')
-			for j := range g.Metrics {
-				appendGPUMetric(iw, &g.Metrics[j], j == 0)
+			for j := range ms {
+				appendGPUMetric(iw, &ms[j], j == 0, is14)
 			}
 			iw.newline(6)
 			iw.b = append(iw.b, '}')
@@ -158,8 +171,9 @@ func appendGPUs(iw *indentWriter, gpus []gpuKeyed[telemetry.GPUInfo]) {
 }
 
 // appendGPUMetric writes one metric's stats block at depth 7: unit and avg,
-// then, for a gauge, p1…p99, min, max and std.
-func appendGPUMetric(iw *indentWriter, m *telemetry.GPUMetric, first bool) {
+// then, for a gauge, p1…p99, min, max and std, and with is14 (AIPerf 0.13)
+// count and sum.
+func appendGPUMetric(iw *indentWriter, m *telemetry.GPUMetric, first, is14 bool) {
 	iw.key(first, 7, m.Name)
 	iw.b = append(iw.b, '{')
 	iw.key(true, 8, "unit")
@@ -177,6 +191,12 @@ func appendGPUMetric(iw *indentWriter, m *telemetry.GPUMetric, first bool) {
 		}{{"min", m.Min}, {"max", m.Max}, {"std", m.Std}} {
 			iw.key(false, 8, kv.name)
 			iw.b = pyjson.AppendFloat(iw.b, kv.v)
+		}
+		if is14 {
+			iw.key(false, 8, "count")
+			iw.b = strconv.AppendInt(iw.b, int64(m.Count), 10)
+			iw.key(false, 8, "sum")
+			iw.b = pyjson.AppendFloat(iw.b, m.Sum)
 		}
 	}
 	iw.newline(7)
@@ -230,4 +250,17 @@ func windowTime(ns int64, fallback time.Time) time.Time {
 		return fallback
 	}
 	return time.Now()
+}
+
+// GPUEndpointLists are the GPU telemetry sources AIPerf 0.13 lists in
+// telemetry_data's summary and above its console GPU tables.
+type GPUEndpointLists struct {
+	// Configured (endpoints_configured) are the DCGM URLs the user named
+	// (--gpu-telemetry) that are not default endpoints, then the default
+	// endpoints that were reachable; with a local collector (NVML), its
+	// source.
+	Configured []string
+	// Successful (endpoints_successful) are the sources that were
+	// reachable, defaults first.
+	Successful []string
 }

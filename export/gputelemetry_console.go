@@ -44,7 +44,7 @@ func appendGPUTelemetry(b []byte, info *RunInfo) []byte {
 				b = append(b, '\n')
 			}
 			first = false
-			b = appendGPUTable(b, head, title, g)
+			b = appendGPUTable(b, head, title, g.Metrics, false)
 		}
 	}
 	if first {
@@ -77,11 +77,12 @@ func gpuSourceLines(configured, reachable []string) []string {
 }
 
 // appendGPUTable appends one GPU's table: the head lines and the title
-// centered over it, then a row per metric, "<Header> (<unit>)" and its
-// statistics (a counter has only avg).
-func appendGPUTable(b []byte, head []string, title string, g *telemetry.GPUInfo) []byte {
-	rows := make([][]string, 0, len(g.Metrics))
-	for _, m := range g.Metrics {
+// centered over it, then a row per metric of ms, "<Header> (<unit>)" and
+// its statistics (a counter has only avg). With pad, the head lines are
+// padded with spaces to the table's width, as AIPerf 0.13's rich does.
+func appendGPUTable(b []byte, head []string, title string, ms []telemetry.GPUMetric, pad bool) []byte {
+	rows := make([][]string, 0, len(ms))
+	for _, m := range ms {
 		row := []string{m.Header + " (" + m.Unit + ")", gpuNumber(m.Avg)}
 		if m.Counter {
 			row = append(row, "N/A", "N/A", "N/A", "N/A", "N/A", "N/A")
@@ -100,11 +101,15 @@ func appendGPUTable(b []byte, head []string, title string, g *telemetry.GPUInfo)
 		width += w + 2
 	}
 	for _, line := range head {
-		if line = strings.TrimRight(line, " "); line == "" {
+		line = strings.TrimRight(line, " ")
+		switch {
+		case pad:
+			b = appendCenteredPadded(b, line, width)
+		case line == "":
 			b = append(b, '\n')
-			continue
+		default:
+			b = appendCentered(b, line, width)
 		}
-		b = appendCentered(b, line, width)
 	}
 	return appendTable(b, title, gpuStatColumns, rows)
 }

@@ -205,7 +205,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 	info.Validity = res.Validity
 	info.URLs = perURL.summary()
 	if telRes != nil {
-		early = append(early, r.writeTelemetry(storeCtx, arts, telRes, manifest, info))
+		early = append(early, r.writeTelemetry(storeCtx, arts, telRes, manifest, info, res.Summary))
 	}
 	// The verdict is judged whatever the run's status, and stored before
 	// the manifest that lists it.

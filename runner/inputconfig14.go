@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"strings"
+
 	"github.com/aiperf-go/aiperf/export"
+	"github.com/aiperf-go/aiperf/internal/secret"
 )
 
 // inputConfig14 is input_config in AIPerf 0.13's layout (--output-schema
@@ -17,7 +20,7 @@ type inputConfig14 struct {
 	Artifacts      artifacts14       `json:"artifacts"`
 	Tokenizer      map[string]string `json:"tokenizer"`
 	Goodput        string            `json:"goodput,omitempty"`
-	GPUTelemetry   enabled14         `json:"gpu_telemetry"`
+	GPUTelemetry   gpuTelemetry14    `json:"gpu_telemetry"`
 	ServerMetrics  enabled14         `json:"server_metrics"`
 	NetworkLatency enabled14         `json:"network_latency"`
 	OTel           struct{}          `json:"otel"`
@@ -104,6 +107,49 @@ type enabled14 struct {
 	Enabled bool `json:"enabled"`
 }
 
+// gpuTelemetry14 is 0.13's gpu_telemetry section: {"enabled": …} alone
+// unless --gpu-telemetry names items, when 0.13 writes the URLs it was
+// given (with "http://" when they lack a scheme), the collector ("dcgm", or
+// "pynvml" for nvml/pynvml) and the mode ("summary", or
+// "realtime_dashboard" for dashboard). Credentials in a URL are redacted.
+type gpuTelemetry14 struct {
+	Enabled   bool      `json:"enabled"`
+	URLs      *[]string `json:"urls,omitempty"`
+	Collector string    `json:"collector,omitempty"`
+	Mode      string    `json:"mode,omitempty"`
+}
+
+// newGPUTelemetry14 describes c's GPU telemetry as 0.13's
+// build_gpu_telemetry does.
+func newGPUTelemetry14(c *Config) gpuTelemetry14 {
+	g := gpuTelemetry14{Enabled: !c.NoGPUTelemetry}
+	var items []string
+	for _, item := range c.GPUTelemetry {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
+		}
+	}
+	if c.NoGPUTelemetry || len(items) == 0 {
+		return g
+	}
+	urls := []string{}
+	g.Collector, g.Mode = "dcgm", "summary"
+	for _, item := range items {
+		switch lower := strings.ToLower(item); {
+		case lower == "nvml" || lower == "pynvml":
+			g.Collector = "pynvml"
+		case lower == "dashboard":
+			g.Mode = "realtime_dashboard"
+		case strings.HasPrefix(item, "http"):
+			urls = append(urls, secret.URL(item))
+		case strings.Contains(item, ":"):
+			urls = append(urls, secret.URL("http://"+item))
+		}
+	}
+	g.URLs = &urls
+	return g
+}
+
 // schema14 fills info's AIPerf 0.13 parts: the layout, run_info and
 // input_config in 0.13's shape.
 func (r *run) schema14(info *export.RunInfo, specs []*phaseSpec) {
@@ -125,7 +171,7 @@ func (r *run) buildInputConfig14(specs []*phaseSpec) *inputConfig14 {
 			SliceDuration: c.SliceDuration.Seconds()},
 		Tokenizer:      map[string]string{"name": "builtin"},
 		Goodput:        c.Goodput,
-		GPUTelemetry:   enabled14{!c.NoGPUTelemetry},
+		GPUTelemetry:   newGPUTelemetry14(&c),
 		ServerMetrics:  enabled14{!c.NoServerMetrics || len(c.ServerMetrics) > 0},
 		NetworkLatency: enabled14{},
 		Runtime:        map[string]string{"ui": r.uiType()},

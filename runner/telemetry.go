@@ -271,6 +271,9 @@ func (t *telemetryRun) profilingStarted(ns int64) {
 	}
 	if t.gpu != nil {
 		t.gpu.Start(wall)
+		// AIPerf 0.13 starts polling the GPUs here, at once: the window's
+		// first sample is at its start, the next one interval later.
+		t.mon.Restart(telemetry.KindGPU)
 	}
 }
 

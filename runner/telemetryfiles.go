@@ -13,6 +13,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/aiperf-go/aiperf/export"
+	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/sink"
 	"github.com/aiperf-go/aiperf/telemetry"
 )
@@ -59,12 +60,22 @@ func (a *artifacts) writeTelemetryStart(ctx context.Context, identity *telemetry
 // --server-metrics-formats (server_metrics_export.jsonl, the raw scrapes, is
 // always composed from its stream), and hands the telemetry to the summary
 // (info) and the manifest.
-func (r *run) writeTelemetry(ctx context.Context, arts *artifacts, res *telemetryResult, m *sink.Manifest, info *export.RunInfo) error {
+//
+// Under schema 1.4 it also lists the GPU endpoints as AIPerf 0.13 does
+// (gpuEndpoints14) and adds 0.13's energy-efficiency results
+// (telemetry.EnergyEfficiency) to s.
+func (r *run) writeTelemetry(ctx context.Context, arts *artifacts, res *telemetryResult, m *sink.Manifest, info *export.RunInfo, s *metrics.Summary) error {
 	m.Server = res.Identity
 	gpuCount := 0
 	if res.GPU != nil {
 		gpuCount = res.GPU.GPUCount()
 		info.GPUTelemetry = res.GPU
+	}
+	if info.SchemaVersion == export.Schema14 {
+		info.GPUEndpoints14 = r.gpuEndpoints14(res.Health)
+		if res.GPU != nil && s != nil {
+			s.Results = append(s.Results, telemetry.EnergyEfficiency(res.GPU.Totals(), s, r.cfg.EffectiveConcurrency())...)
+		}
 	}
 	if len(res.Health) > 0 {
 		m.Telemetry = manifestTelemetry{Sources: res.Health, GPUCount: gpuCount, WriteError: res.WriteError}
@@ -142,4 +153,46 @@ func telemetryNote(health []telemetry.Health) string {
 		return ""
 	}
 	return "Telemetry: " + strings.Join(parts, "; ")
+}
+
+// gpuEndpoints14 lists the GPU sources of health (in configuration order:
+// the default DCGM endpoints, then --gpu-telemetry's) as AIPerf 0.13's
+// telemetry manager does: endpoints_successful are the reachable ones;
+// endpoints_configured are the URLs the user named that are not defaults,
+// then the reachable defaults, so that an absent default endpoint is not
+// listed; with the local collector (NVML), its source, reachable or not.
+func (r *run) gpuEndpoints14(health []telemetry.Health) export.GPUEndpointLists {
+	var out export.GPUEndpointLists
+	var defaults, reachableDefaults []string
+	for _, d := range r.cfg.DCGMEndpoints {
+		if u, err := telemetry.MetricsURL(d); err == nil {
+			defaults = append(defaults, u)
+		}
+	}
+	plan, _ := r.cfg.gpuTelemetryPlan()
+	for _, h := range health {
+		if h.Kind != telemetry.KindGPU {
+			continue
+		}
+		if plan.collector == gpuNVML {
+			out.Configured = append(out.Configured, h.Source)
+		}
+		if !h.Reachable {
+			continue
+		}
+		out.Successful = append(out.Successful, h.Source)
+		if slices.Contains(defaults, h.Source) {
+			reachableDefaults = append(reachableDefaults, h.Source)
+		}
+	}
+	if plan.collector == gpuNVML {
+		return out
+	}
+	for _, u := range plan.urls {
+		if !slices.Contains(defaults, u) && !slices.Contains(out.Configured, u) {
+			out.Configured = append(out.Configured, u)
+		}
+	}
+	out.Configured = append(out.Configured, reachableDefaults...)
+	return out
 }

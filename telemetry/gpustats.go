@@ -71,6 +71,10 @@ type fieldStats struct {
 	lastT       int64
 	dist        metrics.Distribution // gauges only
 	mean, m2    float64              // Welford's running moments (gauges)
+	// runN and runSum count the gauge's values up to End, without the
+	// grace (see GPUMetric.RunAvg).
+	runN   int
+	runSum float64
 }
 
 // NewGPUStats returns an empty accumulator.
@@ -164,10 +168,15 @@ func (a *GPUStats) place(src *gpuSource, s Sample) {
 				continue
 			}
 			fs := &g.fields[i]
-			if before {
+			switch {
+			case before:
 				fs.baseline(t, f.Value)
-			} else {
+			default:
 				fs.add(t, f.Value, gpuFields[i].Counter)
+				if !gpuFields[i].Counter && (!a.win.ended || t <= a.win.endNS) {
+					fs.runN++
+					fs.runSum += f.Value
+				}
 			}
 		}
 	}
@@ -254,8 +263,12 @@ func (g *gpuSeries) summary() GPUInfo {
 			}
 			m.Avg = max(fs.last-ref, 0)
 		} else {
-			m.Avg = fs.dist.Sum() / float64(fs.n)
+			m.Sum = fs.dist.Sum()
+			m.Avg = m.Sum / float64(fs.n)
 			m.Min, m.Max = fs.dist.Min(), fs.dist.Max()
+			if fs.runN > 0 {
+				m.RunCount, m.RunAvg = fs.runN, fs.runSum/float64(fs.runN)
+			}
 			copy(m.P[:], fs.dist.Percentiles(metrics.Percentiles[:]...))
 			if fs.n > 1 {
 				m.Std = math.Sqrt(fs.m2 / float64(fs.n-1))
@@ -318,6 +331,16 @@ type GPUMetric struct {
 	// they are zero for a counter.
 	Min, Max, Std float64
 	P             [9]float64
+	// Sum is the sum of a gauge's values in the window (0 for a counter).
+	Sum float64
+	// RunAvg is a gauge's mean over the profiling window without
+	// GPUFinalScrapeGrace, [Start, End], over its RunCount values: AIPerf
+	// 0.13 totals the GPUs' power over that window for its energy metrics
+	// (see EnergyEfficiency). Zero for a counter, or with no value up to
+	// End. A value collected before End was called and stamped after it
+	// counts (End comes before the final scrape in a run).
+	RunAvg   float64
+	RunCount int
 }
 
 // Metric returns the named field's statistics, or nil when the GPU has

@@ -63,6 +63,8 @@ type poller struct {
 	dropped atomic.Int64
 	// collecting serialises collections: the loop's and CollectNow's.
 	collecting sync.Mutex
+	// kick asks the loop for a collection at once (see Monitor.Restart).
+	kick chan struct{}
 }
 
 // Start polls every source until Close, calling consume with each sample
@@ -81,7 +83,8 @@ func Start(ctx context.Context, sources []Source, consume func(Sample), opts Opt
 	ctx, cancel := context.WithCancel(ctx)
 	m := &Monitor{opts: opts, ctx: ctx, cancel: cancel, done: make(chan struct{}), queue: make(chan Sample, opts.Queue)}
 	for _, s := range sources {
-		p := &poller{src: s, health: Health{Source: s.Collector.Source(), Kind: s.Collector.Kind()}}
+		p := &poller{src: s, health: Health{Source: s.Collector.Source(), Kind: s.Collector.Kind()},
+			kick: make(chan struct{}, 1)}
 		m.pollers = append(m.pollers, p)
 		m.polls.Add(1)
 		go func() {
@@ -112,6 +115,15 @@ func (p *poller) loop(ctx context.Context, m *Monitor) {
 		case <-ctx.Done():
 			return
 		case <-timer.C:
+		case <-p.kick:
+			// Restart: collect now, and count the interval from now.
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+			next = time.Now()
 		}
 		p.collect(ctx, m)
 		var missed int64
@@ -192,6 +204,24 @@ func (m *Monitor) CollectNow(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Restart has every source of the kind collect at once, without waiting
+// for it, and its following collections come one interval apart from that
+// one, as AIPerf 0.13's GPU collectors start polling when profiling starts
+// (their first collection immediate). A source in the middle of a
+// collection starts the next one when it is done. It does nothing after
+// Close.
+func (m *Monitor) Restart(kind Kind) {
+	for _, p := range m.pollers {
+		if p.src.Collector.Kind() != kind {
+			continue
+		}
+		select {
+		case p.kick <- struct{}{}:
+		default: // one is pending already
+		}
+	}
 }
 
 // Close stops polling, waits for collections in flight, lets the consumer

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -69,6 +70,17 @@ type compatScenario struct {
 	args      []string
 	py, ours  []string // arguments that name the same setting differently
 	timeslice bool
+	// gpus, when set, has the mock serve that many fake GPUs' DCGM
+	// metrics, which both tools collect as GPU telemetry.
+	gpus int
+}
+
+// telemetryArgs returns the GPU telemetry arguments of sc against srvURL.
+func (sc compatScenario) telemetryArgs(srvURL string) []string {
+	if sc.gpus == 0 {
+		return []string{"--no-gpu-telemetry"}
+	}
+	return []string{"--gpu-telemetry", srvURL + "/dcgm/metrics"}
 }
 
 // compatScenarios keeps Python's part to a few seconds each: small counts
@@ -96,6 +108,8 @@ func compatScenarios() []compatScenario {
 		{name: "context prompts", mock: fast, args: []string{"--endpoint-type", "chat", "--streaming",
 			"--concurrency", "2", "--request-count", "8", "--isl", "20", "--osl", "8",
 			"--shared-system-prompt-length", "12", "--user-context-prompt-length", "6", "--num-dataset-entries", "4"}},
+		{name: "gpu telemetry", mock: fast, gpus: 2, args: []string{"--endpoint-type", "chat", "--streaming",
+			"--concurrency", "2", "--request-count", "16", "--isl", "20", "--osl", "8"}},
 		{name: "timeslices", mock: fast, timeslice: true, args: []string{"--endpoint-type", "chat", "--streaming",
 			"--concurrency", "2", "--request-count", "16", "--isl", "20", "--osl", "8", "--slice-duration", "0.1"}},
 	}
@@ -115,10 +129,12 @@ func TestPythonAIPerfCompat(t *testing.T) {
 	for _, sc := range compatScenarios() {
 		t.Run(strings.ReplaceAll(sc.name, " ", "_"), func(t *testing.T) {
 			common := []string{"--model", "mock-model", "--tokenizer", "builtin", "--random-seed", "7",
-				"--no-server-metrics", "--no-gpu-telemetry"}
+				"--no-server-metrics"}
 			sc.args = slices.Clip(sc.args)
+			sc.mock.FakeGPUs = sc.gpus
 			py := filepath.Join(t.TempDir(), "py")
 			srv := mocktest.Start(t, sc.mock)
+			sc.py = append(slices.Clip(sc.py), sc.telemetryArgs(srv.URL())...)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			args := append(append([]string{"profile", "--url", srv.URL(), "--ui", "none", "--artifact-dir", py}, common...), append(sc.args, sc.py...)...)
@@ -129,14 +145,15 @@ func TestPythonAIPerfCompat(t *testing.T) {
 			}
 			ours := filepath.Join(t.TempDir(), "ours")
 			srv = mocktest.Start(t, sc.mock)
+			sc.ours = append(slices.Clip(sc.ours), sc.telemetryArgs(srv.URL())...)
 			args = append(append([]string{"profile", "--url", srv.URL(), "--ui-type", "none", "--artifact-dir", ours,
 				"--spool-dir", t.TempDir()}, common...), append(sc.args, sc.ours...)...)
 			if code, out, errs := runCLI(t, args...); code != 0 {
 				t.Fatalf("aiperf profile: %d\n%s%s", code, out, errs)
 			}
 			var diffs []string
-			diffs = append(diffs, compareSummaries(t, readJSON(t, filepath.Join(py, "profile_export_aiperf.json")),
-				readJSON(t, filepath.Join(ours, "profile_export_aiperf.json")))...)
+			diffs = append(diffs, compareSummaries(t, normalizePorts(readJSON(t, filepath.Join(py, "profile_export_aiperf.json"))),
+				normalizePorts(readJSON(t, filepath.Join(ours, "profile_export_aiperf.json"))))...)
 			diffs = append(diffs, compareRecords(t, filepath.Join(py, "profile_export.jsonl"),
 				filepath.Join(ours, "profile_export.jsonl"), sc.mock.ErrorRate > 0)...)
 			if sc.timeslice {
@@ -212,7 +229,39 @@ func readJSON(t *testing.T, path string) map[string]any {
 // compatIgnored are the summary paths whose values differ by nature: ids,
 // wall-clock times, versions, paths and the command line.
 var compatIgnored = []string{"aiperf_version", "benchmark_id", "start_time", "end_time",
-	"run_info.benchmark_id", "run_info.cli_command", "input_config.artifacts.dir", "input_config.endpoint.urls[]"}
+	"run_info.benchmark_id", "run_info.cli_command", "input_config.artifacts.dir", "input_config.endpoint.urls[]",
+	"telemetry_data.summary.start_time", "telemetry_data.summary.end_time"}
+
+// mockAddr matches the address of a test's mock server, which differs
+// between the two tools' runs only by its port.
+var mockAddr = regexp.MustCompile(`127\.0\.0\.1:[0-9]+`)
+
+// normalizePorts returns v with the mock server's port replaced by "PORT"
+// in every string and object key (the GPU telemetry endpoints, keyed and
+// listed by the mock's address, and the URLs of input_config).
+func normalizePorts[T any](v T) T {
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch v := v.(type) {
+		case map[string]any:
+			out := make(map[string]any, len(v))
+			for k, e := range v {
+				out[mockAddr.ReplaceAllString(k, "127.0.0.1:PORT")] = walk(e)
+			}
+			return out
+		case []any:
+			out := make([]any, len(v))
+			for i, e := range v {
+				out[i] = walk(e)
+			}
+			return out
+		case string:
+			return mockAddr.ReplaceAllString(v, "127.0.0.1:PORT")
+		}
+		return v
+	}
+	return walk(v).(T)
+}
 
 // exactUnits are the units of metrics whose every statistic must match
 // exactly: counts and token totals do not depend on timing.
@@ -340,6 +389,11 @@ func compareValues(path string, theirs, ours any) []string {
 	}
 	switch th := theirs.(type) {
 	case map[string]any:
+		if th["unit"] != nil && strings.HasPrefix(path, "telemetry_data.") {
+			// A GPU's metric: its values follow the fake GPUs' load and
+			// the moments of the scrapes, as timing values do.
+			return compareMetric(path, th, ours)
+		}
 		om, ok := ours.(map[string]any)
 		if !ok {
 			return []string{fmt.Sprintf("type: %s (0.13 object, ours %T)", path, ours)}
