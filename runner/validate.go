@@ -230,7 +230,8 @@ func StoreSchemes() []string { return slices.Clone(storeSchemes) }
 // NormalizeChoices rewrites every enumerated setting given in another
 // spelling to its canonical one, matching as AIPerf's enums do: ignoring
 // case, with '-' and '_' alike (--model-selection-strategy round-robin is
-// round_robin, --image-format PNG is png). A value that matches no choice
+// round_robin, --image-format PNG is png), and GenAI-Perf's endpoint types
+// vision and multimodal are chat. A value that matches no choice
 // is left as it is, for Validate to refuse. Call it once after parsing,
 // before ApplyServiceKind and Validate.
 func (c *Config) NormalizeChoices() {
@@ -253,7 +254,15 @@ func (c *Config) NormalizeChoices() {
 	for i, f := range c.ServerMetricsFormats {
 		c.ServerMetricsFormats[i] = canonicalChoice(f, serverMetricsFormats)
 	}
+	if t, ok := genaiPerfEndpointTypes[choiceKey(c.EndpointType)]; ok {
+		c.EndpointType = t
+	}
 }
+
+// genaiPerfEndpointTypes are GenAI-Perf's --endpoint-type values that are
+// another type here: vision and multimodal are chat completions carrying
+// images or audio (the media flags add them).
+var genaiPerfEndpointTypes = map[string]string{"vision": "chat", "multimodal": "chat"}
 
 // canonicalChoice returns the choice v names ignoring case, '-' and '_',
 // or v when it names none.

@@ -98,6 +98,11 @@ func TestChoicesIgnoreCaseAndDashes(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
+	for _, typ := range []string{"vision", "MultiModal"} {
+		if cfg, _, err := parseCompat(append(append([]string{}, compatBase...), "--endpoint-type", typ)...); err != nil || cfg.EndpointType != "chat" {
+			t.Errorf("GenAI-Perf's --endpoint-type %s: %v, want chat", typ, err)
+		}
+	}
 	if _, _, err := parseCompat(append(append([]string{}, compatBase...), "--model-selection-strategy", "round-robbin")...); err == nil ||
 		!strings.Contains(err.Error(), `--model-selection-strategy "round-robbin" is not valid`) {
 		t.Errorf("a misspelt choice: %v", err)
