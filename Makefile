@@ -113,8 +113,8 @@ deploy-lint: $(ACTIONLINT) build
 bench: build ## the performance benchmarks recorded in BENCHMARKS.md
 	./scripts/bench/run.sh
 
-coldstart: build ## exec to first request, RSS and binary size of the runner (BENCHMARKS.md)
-	./scripts/bench/run.sh coldstart
+coldstart: build ## exec to first request, RSS and binary size of the runner; aiperf version (hyperfine) (BENCHMARKS.md)
+	./scripts/bench/run.sh coldstart coldstart-version
 
 clean:
 	rm -rf bin artifacts

@@ -2,7 +2,8 @@
 # Runs the performance benchmarks of BENCHMARKS.md against the built-in mock
 # server (a separate process on the same machine) and prints one line per
 # measurement. Usage: scripts/bench/run.sh [name...]; names: events rps ttft
-# lateness lateness5k rss sessions10k million storage dataset scrape scrape-memory coldstart wrk. Every run is bounded in count and time and targets 127.0.0.1.
+# lateness lateness5k rss sessions10k million storage dataset scrape scrape-memory coldstart
+# coldstart-version wrk. Every run is bounded in count and time and targets 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-./bin/aiperf}
@@ -76,13 +77,37 @@ print("cpu_s %.3f" % (r.ru_utime + r.ru_stime), file=sys.stderr)
 sys.exit(rc)' "$@"
 }
 
-want=${*:-events rps ttft ttft-jitter lateness lateness5k rss sessions10k million storage dataset scrape scrape-memory coldstart wrk}
+# hyperfine_bin: prints the path of hyperfine, from PATH or unpacked once
+# from Debian's package into the cache (no root needed), else built with cargo.
+HYPERFINE_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/aiperf-go/hyperfine
+hyperfine_bin() {
+  if command -v hyperfine >/dev/null; then command -v hyperfine; return; fi
+  if [ ! -x "$HYPERFINE_CACHE/root/usr/bin/hyperfine" ] && [ ! -x "$HYPERFINE_CACHE/bin/hyperfine" ]; then
+    mkdir -p "$HYPERFINE_CACHE"
+    (cd "$HYPERFINE_CACHE" && apt-get download hyperfine >/dev/null 2>&1 && dpkg -x hyperfine_*.deb root) \
+      || cargo install --quiet --root "$HYPERFINE_CACHE" hyperfine >&2
+  fi
+  if [ -x "$HYPERFINE_CACHE/root/usr/bin/hyperfine" ]; then echo "$HYPERFINE_CACHE/root/usr/bin/hyperfine"; else echo "$HYPERFINE_CACHE/bin/hyperfine"; fi
+}
+
+want=${*:-events rps ttft ttft-jitter lateness lateness5k rss sessions10k million storage dataset scrape scrape-memory coldstart coldstart-version wrk}
 echo "# aiperf-go benchmarks: $(nproc) cores, $(uname -srm), $("$BIN" version)"
 for b in $want; do
   case $b in
   coldstart) # Exec of `aiperf profile` to the first request a tiny listener
     # receives, and the RSS then; median of 20 runs, no AIPERF_* variables set.
     env $(env | grep -o '^AIPERF_[A-Z0-9_]*' | sed 's/^/-u /') python3 scripts/bench/coldstart.py "$BIN" 20 ;;
+  coldstart-version) # Exec to exit of `aiperf version` (issue 19: median < 20 ms):
+    # hyperfine, no shell, 10 warm-up runs then 200, no AIPERF_* variables set.
+    env $(env | grep -o '^AIPERF_[A-Z0-9_]*' | sed 's/^/-u /') "$(hyperfine_bin)" -N --style none \
+      --warmup 10 --runs 200 --export-json "$OUT/coldstart-version.json" "$BIN version" >/dev/null
+    python3 - "$OUT/coldstart-version.json" <<'PY'
+import json, statistics, sys
+t = sorted(json.load(open(sys.argv[1]))["results"][0]["times"])
+print("coldstart_version_ms p50 %.2f p90 %.2f min %.2f mean %.2f  runs=%d" % (
+    statistics.median(t) * 1e3, t[int(len(t) * 0.9) - 1] * 1e3, t[0] * 1e3, statistics.mean(t) * 1e3, len(t)))
+PY
+    ;;
   events) # Sustained SSE events/s: one token per event, no server delays.
     start_mock --ttft 0 --itl 0 --output-tokens 500 --no-role-chunk
     profile events --streaming --concurrency 64 --request-count 3000 --osl 500 --isl 16 --warmup-request-count 64
