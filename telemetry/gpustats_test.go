@@ -74,6 +74,14 @@ func TestGPUStatsWindow(t *testing.T) {
 		!near(p.Std, math.Sqrt(100000.0/4)) || p.Unit != "W" || p.Header != "GPU Power Usage" {
 		t.Errorf("power %+v", *p)
 	}
+	// The sum of the window's values; 0.13's power totals take the mean up
+	// to the end without the grace: 100, 200, 300 and 400 (at the end).
+	if !near(p.Sum, 1500) || p.RunCount != 4 || !near(p.RunAvg, 250) {
+		t.Errorf("power sum %v, run mean %v over %d, want 1500, 250 over 4", p.Sum, p.RunAvg, p.RunCount)
+	}
+	if e := g.Metric("energy_consumption"); e.Sum != 0 || e.RunCount != 0 {
+		t.Errorf("a counter has a sum or run mean: %+v", *e)
+	}
 	for _, c := range []struct {
 		name string
 		want float64
@@ -193,5 +201,28 @@ func TestGPUStatsBounded(t *testing.T) {
 	wantMean := (2970*5050.0 + 435) / n
 	if m.Count != n || m.Min != 0 || m.Max != 100 || !near(m.Avg, wantMean) || math.Abs(m.P[4]-50) > 1 {
 		t.Errorf("%+v (mean want %v)", *m, wantMean)
+	}
+}
+
+// TestMetrics14 renames and reorders a GPU's metrics as AIPerf 0.13 does
+// (memory utilisation before memory used), leaving the GPU as it was.
+func TestMetrics14(t *testing.T) {
+	g := GPUInfo{Metrics: []GPUMetric{
+		{GPUField: gpuFields[0], Avg: 1}, {GPUField: gpuFields[3], Avg: 2}, {GPUField: gpuFields[5], Avg: 3}, {GPUField: gpuFields[10], Avg: 4},
+	}}
+	var got []string
+	for _, m := range g.Metrics14() {
+		got = append(got, m.Name+"|"+m.Header+"|"+m.Unit)
+	}
+	want := []string{"nvidia_power_usage|NVIDIA GPU Power Usage|W", "nvidia_memory_utilization|NVIDIA Memory Utilization|%",
+		"nvidia_memory_used|NVIDIA GPU Memory Used|GB", "nvidia_xid_errors|NVIDIA XID Errors|count"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+	if g.Metrics[1].Name != "gpu_memory_used" {
+		t.Errorf("Metrics14 changed the GPU: %+v", g.Metrics)
+	}
+	if GPUFieldName14("gpu_temperature") != "nvidia_temperature" || GPUFieldName14("other") != "other" {
+		t.Error("GPUFieldName14")
 	}
 }
