@@ -35,10 +35,11 @@ var compatAliases = []struct{ alias, flag string }{
 }
 
 // aliasValue sets another flag: an alias registered apart from its flag.
-// Setting it sets (and marks as set) the flag itself.
+// Setting it sets (and marks as set) the flag itself. Its own value reads
+// empty, so that the help shows the default once, on the flag.
 type aliasValue struct{ target ff.Flag }
 
-func (a aliasValue) String() string     { return a.target.GetValue() }
+func (a aliasValue) String() string     { return "" }
 func (a aliasValue) Set(s string) error { return a.target.SetValue(s) }
 
 // addAliases registers compatAliases in g; every target must be a flag of

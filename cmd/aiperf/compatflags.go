@@ -43,8 +43,8 @@ var ignoredFlags = []struct {
 	{"api-port", "aiperf serves no live API: --ui-type dashboard shows the run as it goes, and the records stream to --artifact-dir", false},
 	{"stats-interval", "aiperf's console refreshes the live metrics on its own (--ui-type simple or dashboard), and the log file has them at the end", false},
 	{"plot-required", "the runner draws no plots, so none can fail (aiperf-report plot draws them)", true},
-	{"enable-checkpointing", "aiperf keeps no checkpoints: an interrupted run leaves its records in the spool (--spool-dir), and `aiperf recover` writes its artifacts", true},
-	{"checkpoint-dir", "aiperf keeps no checkpoints: an interrupted run leaves its records in the spool (--spool-dir), and `aiperf recover` writes its artifacts", false},
+	{"enable-checkpointing", "aiperf keeps no checkpoints: an interrupted run leaves its records in the spool (--spool-dir), and aiperf recover writes its artifacts", true},
+	{"checkpoint-dir", "aiperf keeps no checkpoints: an interrupted run leaves its records in the spool (--spool-dir), and aiperf recover writes its artifacts", false},
 }
 
 // addCompatFlags registers the compatibility flags in g, bound to cfg and
