@@ -3,6 +3,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -10,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/mockserver"
 )
 
@@ -26,13 +26,19 @@ func truthMock() mockserver.Config {
 }
 
 // checkServerTruth runs name's streaming benchmark (mod sets its endpoint
-// type and transport) at concurrency 1 against the mock mcfg, up to five
-// times (a shared 2-core VM), until TTFT, TTST, inter-chunk latency, ITL
-// and request latency are within 0.2 ms (median) and 1 ms (p99) of when the
-// mock received each request and wrote each token event.
+// type and transport) at concurrency 1 against the mock mcfg, alternately
+// with the floor client (floorAttempt), up to three times, until TTFT,
+// TTST, inter-chunk latency, ITL and request latency are within
+// floorMargins of the floor's deviation from when the mock received each
+// request and wrote each token event.
 func checkServerTruth(t *testing.T, name string, mcfg mockserver.Config, mod func(*Config)) {
 	t.Helper()
-	retryTiming(t, 5, func() string { return serverTruthAttempt(t, name, mcfg, mod) })
+	retryTiming(t, 3, func() string {
+		if p := floorAttempt(t, floorRun{mock: mcfg, conc: 1, warm: 3, n: 8, mod: mod}); p != "" {
+			return name + ": " + p
+		}
+		return ""
+	})
 }
 
 // retryTiming runs try up to n times, until it reports no problem (""):
@@ -50,21 +56,65 @@ func retryTiming(t *testing.T, n int, try func() string) {
 	t.Error(problem)
 }
 
-// serverTruthAttempt is one try of checkServerTruth: what is out of
-// bounds, or "".
-func serverTruthAttempt(t *testing.T, name string, mcfg mockserver.Config, mod func(*Config)) string {
-	url := startMockProcess(t, mcfg)
+// floorRun is one comparison of our runner with the floor client: the
+// mock both run against, and what each side sends in a round.
+type floorRun struct {
+	mock mockserver.Config
+	// conc streams at once; warm warm-up requests (connections open, the
+	// workers out of the lockstep of their simultaneous start, as in a
+	// benchmark), then n measured ones.
+	conc, warm, n int
+	// mod sets our runner's endpoint type and transport; nil for chat.
+	mod func(*Config)
+	// transport replaces our runner's (Options.Transport); nil for its own.
+	transport http.RoundTripper
+}
+
+// floorRounds is how many rounds each side runs in a floorAttempt,
+// alternately: ours, floor, ours, floor, ...
+const floorRounds = 3
+
+// floorAttempt runs our runner and the floor client alternately
+// (floorRounds each) against one mock server process and returns how our
+// deviation from the server's truth exceeds the floor's beyond
+// floorMargins, or "".
+func floorAttempt(t *testing.T, fr floorRun) string {
+	t.Helper()
+	url := startMockProcess(t, fr.mock)
+	var ours, floor []deviations
+	for round := range floorRounds {
+		o, f := deviations{}, deviations{}
+		oursDeviations(t, url, fr, o)
+		prefix := fmt.Sprintf("floor-%d-", round)
+		if err := floorDeviations(context.Background(), url, fr.conc, fr.warm, fr.n, prefix, f); err != nil {
+			t.Fatal(err)
+		}
+		ours, floor = append(ours, o), append(floor, f)
+	}
+	return compareFloor(t, fr.conc, ours, floor)
+}
+
+// oursDeviations runs one streaming benchmark of fr against the mock at
+// url and adds its records' differences from the server's timelines to d.
+func oursDeviations(t *testing.T, url string, fr floorRun, d deviations) {
+	t.Helper()
 	cfg := testConfig(t, url)
 	cfg.Streaming = true
-	mod(cfg)
-	cfg.Concurrency, cfg.RequestCount, cfg.OSLMean = 1, 20, float64(mcfg.OutputTokens)
-	cfg.WarmupRequestCount = 3
-	runOK(t, cfg)
-	recs := readRecords(t, cfg.ArtifactDir)
-	if len(recs) != cfg.RequestCount {
-		t.Fatalf("%d records, want %d", len(recs), cfg.RequestCount)
+	if fr.mod != nil {
+		fr.mod(cfg)
 	}
-	var devs []float64
+	cfg.Concurrency, cfg.RequestCount, cfg.WarmupRequestCount = fr.conc, fr.n, fr.warm
+	cfg.OSLMean = float64(fr.mock.OutputTokens)
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), cfg, Options{Version: "test", Transport: fr.transport}); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	recs := readRecords(t, cfg.ArtifactDir)
+	if len(recs) != fr.n {
+		t.Fatalf("%d records, want %d", len(recs), fr.n)
+	}
 	for _, r := range recs {
 		if r.Error != nil {
 			t.Fatalf("record error %+v", r.Error)
@@ -73,36 +123,75 @@ func serverTruthAttempt(t *testing.T, name string, mcfg mockserver.Config, mod f
 		if err != nil {
 			t.Fatal(err)
 		}
-		ev := tl.TokenEvents()
-		ttft, _ := r.num("time_to_first_token")
-		ttst, _ := r.num("time_to_second_token")
-		lat, _ := r.num("request_latency")
-		itl, _ := r.num("inter_token_latency")
-		osl, _ := r.num("output_sequence_length")
-		want := []float64{
-			ms(ev[0].At.Sub(tl.Arrival)),
-			ms(ev[1].At.Sub(ev[0].At)),
-			ms(ev[len(ev)-1].At.Sub(tl.Arrival)),
-			ms(ev[len(ev)-1].At.Sub(ev[0].At)) / (osl - 1),
-		}
-		for i, got := range []float64{ttft, ttst, lat, itl} {
-			devs = append(devs, math.Abs(got-want[i]))
-		}
-		icl := r.list("inter_chunk_latency")
-		if len(icl) != len(ev)-1 {
-			t.Fatalf("%d inter-chunk values, %d server events", len(icl), len(ev))
-		}
-		for i, v := range icl {
-			devs = append(devs, math.Abs(v-ms(ev[i+1].At.Sub(ev[i].At))))
+		var st streamTimes
+		st.ttft, _ = r.num("time_to_first_token")
+		st.ttst, _ = r.num("time_to_second_token")
+		st.lat, _ = r.num("request_latency")
+		st.itl, _ = r.num("inter_token_latency")
+		st.icl = r.list("inter_chunk_latency")
+		if err := d.add(tl, st); err != nil {
+			t.Fatal(err)
 		}
 	}
-	p50, p99 := metrics.Percentile(devs, 50), metrics.Percentile(devs, 99)
-	t.Logf("%s: |client - server truth| over %d values: p50 %.3f ms, p99 %.3f ms", name, len(devs), p50, p99)
-	switch {
-	case p50 > 0.2:
-		return fmt.Sprintf("median deviation %.3f ms > 0.2 ms", p50)
-	case p99 > 1:
-		return fmt.Sprintf("p99 deviation %.3f ms > 1 ms", p99)
+}
+
+// floorMargins bound our deviation from the server's truth at a
+// percentile: at most the floor client's times ratio, plus ms. They were
+// chosen from measurements on a shared 2-core VM (BENCHMARKS.md, issue
+// 19), idle and with other engineers' builds and tests plus two CPU
+// burners running (load average 10 to 18):
+//
+//   - the median of TTFT and request latency: ours exceeds the floor's by
+//     0.05 to 0.1 ms at concurrency 1 and by up to 0.4 ms at 256, where it
+//     runs 1.2 to 2 times the floor's; one attempt in four at 256 under
+//     the heaviest load comes out 4 to 6 times the floor's (our client
+//     needs more CPU per event than the floor, and waits for it longer on
+//     an oversubscribed machine) and is retried. A client that reads
+//     every response 2 ms late (TestTimingCatchesInjectedDelay) has 2.3
+//     to 2.7 ms (concurrency 1) and 3 to 8 ms (256) there against a
+//     floor's 0.1 to 0.8 ms: caught.
+//   - the p99: the tail is where other work shows, and moves by tens of
+//     milliseconds between rounds for any client; ours came out at most
+//     2 times the floor's plus 3 ms in all but the attempts the median
+//     also failed.
+var floorMargins = []struct{ p, ratio, ms float64 }{
+	{50, 1.5, 1},
+	{99, 2, 3},
+}
+
+// compareFloor logs each round's deviations by metric and returns how
+// ours exceed the floor's beyond floorMargins, or "". It checks every
+// deviation together, TTFT and request latency. Each side is judged by its
+// quietest round (the least of its rounds' percentiles): other work on the
+// machine only adds to a deviation, so a load spike during some rounds of
+// either side cannot decide, while an overhead of ours is in every one of
+// our rounds.
+func compareFloor(t *testing.T, conc int, ours, floor []deviations) string {
+	t.Helper()
+	for _, k := range []string{"", "ttft", "ttst", "lat", "itl", "icl"} {
+		line := fmt.Sprintf("concurrency %d %-4s |dev| ms p50/p99/max by round:", conc, cmp.Or(k, "all"))
+		for i := range ours {
+			line += fmt.Sprintf(" ours %.3f/%.3f/%.3f floor %.3f/%.3f/%.3f;", ours[i].pct(k, 50), ours[i].pct(k, 99), ours[i].pct(k, 100),
+				floor[i].pct(k, 50), floor[i].pct(k, 99), floor[i].pct(k, 100))
+		}
+		t.Log(line)
 	}
-	return ""
+	quietest := func(ds []deviations, k string, p float64) float64 {
+		v := math.Inf(1)
+		for _, d := range ds {
+			v = min(v, d.pct(k, p))
+		}
+		return v
+	}
+	var problem string
+	for _, k := range []string{"", "ttft", "lat"} {
+		for _, m := range floorMargins {
+			o, f := quietest(ours, k, m.p), quietest(floor, k, m.p)
+			t.Logf("concurrency %d %s p%v, quietest rounds: ours %.3f ms, floor %.3f ms", conc, cmp.Or(k, "all"), m.p, o, f)
+			if o > f*m.ratio+m.ms && problem == "" {
+				problem = fmt.Sprintf("%s p%v deviation %.3f ms > the floor's %.3f ms x %v + %v ms", cmp.Or(k, "all"), m.p, o, f, m.ratio, m.ms)
+			}
+		}
+	}
+	return problem
 }
