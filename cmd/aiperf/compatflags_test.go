@@ -81,6 +81,21 @@ func TestCompatAliasesSetTheirFlag(t *testing.T) {
 	}
 }
 
+// TestFixedScheduleValue checks GenAI-Perf's `--fixed-schedule true`
+// (argparse type=bool): the value joins the flag; a bare flag stays bare.
+func TestFixedScheduleValue(t *testing.T) {
+	for _, tt := range []struct{ in, want []string }{
+		{[]string{"profile", "--fixed-schedule", "true", "--streaming"}, []string{"profile", "--fixed-schedule=true", "--streaming"}},
+		{[]string{"profile", "--fixed-schedule", "False"}, []string{"profile", "--fixed-schedule=false"}},
+		{[]string{"profile", "--fixed-schedule", "--streaming"}, []string{"profile", "--fixed-schedule", "--streaming"}},
+		{[]string{"profile", "--fixed-schedule", "extra"}, []string{"profile", "--fixed-schedule", "extra"}},
+	} {
+		if got := expandMultiValue(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("expandMultiValue(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 // TestChoicesIgnoreCaseAndDashes checks AIPerf's enum matching: any case,
 // '-' for '_', stored in the canonical spelling.
 func TestChoicesIgnoreCaseAndDashes(t *testing.T) {

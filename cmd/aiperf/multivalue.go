@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -23,6 +24,15 @@ func expandMultiValue(args []string) []string {
 		a := args[i]
 		if a == "--" {
 			return append(out, args[i:]...)
+		}
+		if a == "--fixed-schedule" && i+1 < len(args) {
+			// GenAI-Perf's --fixed-schedule takes a value (argparse
+			// type=bool): --fixed-schedule true.
+			if b, err := strconv.ParseBool(args[i+1]); err == nil {
+				out = append(out, a+"="+strconv.FormatBool(b))
+				i++
+				continue
+			}
 		}
 		if !slices.Contains(multiValueFlags, a) {
 			out = append(out, a)
