@@ -151,10 +151,13 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, tr
 		r.Close = true
 		out = &r
 	}
-	// Request.Write calls the WroteHeaders and WroteRequest hooks and
-	// closes the body.
+	// Request.Write (and writeRequest, its fast path) calls the
+	// WroteHeaders and WroteRequest hooks and closes the body.
 	w := getWriter(c.nc, t.writeBufferSize())
-	err := out.Write(w)
+	fast, err := writeRequest(w, out, trace)
+	if !fast {
+		err = out.Write(w)
+	}
 	if err == nil {
 		err = w.Flush()
 	}
