@@ -172,31 +172,35 @@ func appendGPUs(iw *indentWriter, gpus []gpuKeyed[telemetry.GPUInfo], is14 bool)
 
 // appendGPUMetric writes one metric's stats block at depth 7: unit and avg,
 // then, for a gauge, p1…p99, min, max and std, and with is14 (AIPerf 0.13)
-// count and sum.
+// count and sum, its numbers as orjson writes them.
 func appendGPUMetric(iw *indentWriter, m *telemetry.GPUMetric, first, is14 bool) {
 	iw.key(first, 7, m.Name)
 	iw.b = append(iw.b, '{')
 	iw.key(true, 8, "unit")
 	iw.b = pyjson.AppendString(iw.b, m.Unit)
+	float := pyjson.AppendFloat
+	if is14 {
+		float = pyjson.AppendFloatOrjson
+	}
 	iw.key(false, 8, "avg")
-	iw.b = pyjson.AppendFloat(iw.b, m.Avg)
+	iw.b = float(iw.b, m.Avg)
 	if !m.Counter {
 		for i, name := range statNames[1:10] {
 			iw.key(false, 8, name)
-			iw.b = pyjson.AppendFloat(iw.b, m.P[i])
+			iw.b = float(iw.b, m.P[i])
 		}
 		for _, kv := range [...]struct {
 			name string
 			v    float64
 		}{{"min", m.Min}, {"max", m.Max}, {"std", m.Std}} {
 			iw.key(false, 8, kv.name)
-			iw.b = pyjson.AppendFloat(iw.b, kv.v)
+			iw.b = float(iw.b, kv.v)
 		}
 		if is14 {
 			iw.key(false, 8, "count")
 			iw.b = strconv.AppendInt(iw.b, int64(m.Count), 10)
 			iw.key(false, 8, "sum")
-			iw.b = pyjson.AppendFloat(iw.b, m.Sum)
+			iw.b = float(iw.b, m.Sum)
 		}
 	}
 	iw.newline(7)
