@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/peterbourgon/ff/v4"
 
@@ -69,9 +71,35 @@ func addCompatGroup(root, last *ff.FlagSet, cfg *runner.Config, verbose *int) {
 }
 
 // printCompatWarnings prints the warnings of the compatibility flags set in
-// fs (see compatWarnings), one line each.
-func printCompatWarnings(w io.Writer, cfg *runner.Config, fs *ff.FlagSet) {
-	for _, s := range compatWarnings(cfg, fs) {
+// fs (see compatWarnings) and of Perf Analyzer arguments in given (the
+// command line), one line each.
+func printCompatWarnings(w io.Writer, cfg *runner.Config, fs *ff.FlagSet, given []string) {
+	warnings := compatWarnings(cfg, fs)
+	if pa := passthrough(given); len(pa) > 0 {
+		warnings = append(warnings, fmt.Sprintf("the arguments after -- (%s) are Perf Analyzer's, which aiperf does not run: they are ignored, and aiperf's own flags set the load",
+			strings.Join(pa, " ")))
+	}
+	for _, s := range warnings {
 		fmt.Fprintf(w, "aiperf: warning: %s\n", s)
 	}
+}
+
+// passthrough returns the arguments after "--" in given: GenAI-Perf hands
+// them to Perf Analyzer (`genai-perf profile ... -- --max-threads 256`).
+func passthrough(given []string) []string {
+	if i := slices.Index(given, "--"); i >= 0 {
+		return given[i+1:]
+	}
+	return nil
+}
+
+// withoutPassthrough returns rest, the positional arguments the parser
+// left, without the Perf Analyzer arguments of given, which the parser
+// puts last.
+func withoutPassthrough(rest, given []string) []string {
+	n := len(passthrough(given))
+	if n > 0 && n <= len(rest) && slices.Equal(rest[len(rest)-n:], passthrough(given)) {
+		return rest[:len(rest)-n]
+	}
+	return rest
 }

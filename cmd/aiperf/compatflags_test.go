@@ -241,3 +241,18 @@ func TestVersionFlag(t *testing.T) {
 		t.Errorf("no arguments: exit %d, %s", code, stderr)
 	}
 }
+
+// TestPerfAnalyzerPassthrough checks GenAI-Perf's `-- PA-ARGS`: accepted
+// with one warning naming them; a stray argument before -- is still
+// refused.
+func TestPerfAnalyzerPassthrough(t *testing.T) {
+	code, _, stderr := runCLI(t, "profile", "-m", "m", "--url", "127.0.0.1:1", "--tokenizer", "builtin", "--ui-type", "none",
+		"--artifact-dir", t.TempDir(), "--request-count", "1", "--streaming", "--", "--max-threads", "256")
+	if code == exitUsage || strings.Count(stderr, "aiperf: warning: the arguments after -- (--max-threads 256) are Perf Analyzer's") != 1 {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "profile", "-m", "m", "--streaming", "extra", "--", "--max-threads", "256")
+	if code != exitUsage || !strings.Contains(stderr, `unexpected argument "extra"`) || strings.Contains(stderr, "max-threads\"") {
+		t.Errorf("stray argument: exit %d, stderr:\n%s", code, stderr)
+	}
+}

@@ -249,7 +249,7 @@ func newProfileCommand(args []string, stdout, stderr io.Writer) *ff.Command {
 		if err := finishProfileConfig(&cfg, fs, verbose, rest, args); err != nil {
 			return err
 		}
-		printCompatWarnings(stderr, &cfg, fs)
+		printCompatWarnings(stderr, &cfg, fs, args)
 		return runProfile(ctx, &cfg, stdout, stderr)
 	}
 	return cmd
@@ -259,6 +259,7 @@ func newProfileCommand(args []string, stdout, stderr io.Writer) *ff.Command {
 // verbosity, the redacted command line) and validates it. Every problem is a
 // *usageError.
 func finishProfileConfig(cfg *runner.Config, fs *ff.FlagSet, verbose int, rest, args []string) error {
+	rest = withoutPassthrough(rest, args)
 	if len(rest) > 0 {
 		return command.Usage(errUnexpectedArgs(rest))
 	}
