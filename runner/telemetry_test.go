@@ -178,10 +178,14 @@ func TestTelemetryEndToEnd(t *testing.T) {
 	if err != nil || !bytes.Contains(summary, []byte(`"telemetry_data"`)) {
 		t.Errorf("summary JSON lacks telemetry_data (%v)", err)
 	}
+	checkEnergy14(t, summary)
 	out := stdout.String()
 	if !strings.Contains(out, "Telemetry: server metrics 1/1 sources reachable (") || !strings.Contains(out, "GPU 1/1 sources reachable (") ||
 		!strings.Contains(out, "Server Metrics: "+filepath.Join(dir, "server_metrics_export.json")) {
 		t.Errorf("console lacks the telemetry notes:\n%s", out)
+	}
+	if !strings.Contains(out, "GPU Power Efficiency (NVIDIA)") || !strings.Contains(out, "Platform: nvidia") {
+		t.Errorf("console lacks the GPU power efficiency table:\n%s", out)
 	}
 	if !strings.Contains(out, "GPU Telemetry Summary") || !strings.Contains(out, "1/1 telemetry sources reachable") {
 		t.Errorf("console lacks the GPU telemetry summary:\n%s", out)
