@@ -174,3 +174,25 @@ func TestGPUSections14MatchAIPerf(t *testing.T) {
 		t.Errorf("without GPU telemetry: %q", got)
 	}
 }
+
+// TestGPUTelemetryCSV14MatchesAIPerf: the CSV's GPU section is, byte for
+// byte, the one AIPerf 0.13 wrote for the same statistics.
+func TestGPUTelemetryCSV14MatchesAIPerf(t *testing.T) {
+	_, info, _ := aiperf013Run(t)
+	csv, err := os.ReadFile("testdata/gputelemetry/aiperf013_summary.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(csv, []byte("\r\n\r\n\r\nEndpoint,"))
+	if i < 0 {
+		t.Fatal("no GPU section in the fixture")
+	}
+	want := string(csv[i+2:])
+	if got := string(AppendGPUTelemetryCSV14(nil, info)); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	info.GPUTelemetry = nil
+	if got := AppendGPUTelemetryCSV14([]byte("x"), info); string(got) != "x" {
+		t.Errorf("without GPU telemetry: %q", got)
+	}
+}

@@ -54,6 +54,9 @@ func (a *artifacts) finish(ctx context.Context, s *metrics.Summary, info *export
 		writeCSV = export.WriteSummaryCSV14
 	}
 	errs = append(errs, export.WriteSummaryJSON(&js, s, info), writeCSV(&csv, s))
+	if info.SchemaVersion == export.Schema14 { // 0.13's GPU telemetry section
+		csv.Write(export.AppendGPUTelemetryCSV14(nil, info))
+	}
 	errs = append(errs, a.run.Put(ctx, a.names.json, js.Bytes()), a.run.Put(ctx, a.names.csv, csv.Bytes()))
 
 	// The summary files are named only when they were stored; the log is
