@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -255,4 +257,32 @@ func TestPerfAnalyzerPassthrough(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, `unexpected argument "extra"`) || strings.Contains(stderr, "max-threads\"") {
 		t.Errorf("stray argument: exit %d, stderr:\n%s", code, stderr)
 	}
+}
+
+// FuzzExpandMultiValue checks the command-line rewriting on any arguments
+// (NUL-separated): what follows "--" is kept as it is, and every argument
+// before it survives, alone or joined to its flag.
+func FuzzExpandMultiValue(f *testing.F) {
+	for _, s := range []string{"profile\x00-m\x00a\x00b", "profile\x00--fixed-schedule\x00true\x00--\x00-x", "profile\x00-g\x00--goodput\x00a:1", "profile\x00--url"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		in := splitNUL(s)
+		out := expandMultiValue(in)
+		if i := slices.Index(in, "--"); i >= 0 {
+			j := slices.Index(out, "--")
+			if j < 0 || !slices.Equal(in[i:], out[j:]) {
+				t.Fatalf("expandMultiValue(%q) = %q: the arguments after -- changed", in, out)
+			}
+			in, out = in[:i], out[:j]
+		}
+		joined := strings.Join(out, "\x00")
+		for _, a := range in {
+			if !strings.Contains(joined, a) && !strings.EqualFold(a, "true") && !strings.EqualFold(a, "false") {
+				if _, err := strconv.ParseBool(a); err != nil {
+					t.Fatalf("expandMultiValue(%q) = %q: %q lost", in, out, a)
+				}
+			}
+		}
+	})
 }
