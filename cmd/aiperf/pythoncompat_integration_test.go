@@ -58,6 +58,7 @@ var compatKept = []compatDiff{
 	{"context prompts/value: *input_sequence_length.*", "both count the system prompt, the user context and the prompt joined with ' ' (12 + 6 + 20 tokens each), but the texts differ (each tool samples its own corpus), and the tokens at the two joins do: 0.13's always make 40, ours 39 or 40. The server's usage_prompt_tokens equals our count request by request"},
 	{"context prompts/value: total_isl.avg", "as above"},
 	{"context prompts/value: *usage_*_tokens.*", "as above: the server counts the texts each tool sent"},
+	{"gpu telemetry/timing: nvidia_*", "the energy metrics (all but nvidia_total_gpu_power) follow the energy counter's increase since the last scrape before the profiling start; 0.13 requests that scrape without waiting for it when the phase starts, and on a busy machine it lands after the start, so 0.13 falls back to its configure-time baseline seconds earlier and counts the idle energy since then (ten times ours at load 14); on a quiet machine they agree within the timing tolerance"},
 	{"timeslices/only *: timeslices.timeslices[].is_complete", "both write is_complete (false) only on a last window clipped to the run's end, which a run has only when its last window holds a request start; that depends on timing"},
 }
 
