@@ -85,7 +85,7 @@ func floorWorker(ctx context.Context, host, head string, body []byte, prefix str
 		return fmt.Errorf("floor: %w", err)
 	}
 	defer conn.Close()
-	br := bufio.NewReaderSize(conn, 4<<10)
+	c := newFloorConn(conn)
 	req := make([]byte, 0, len(head)+len(body)+64)
 	for {
 		i := int(next.Add(1)) - 1
@@ -95,10 +95,10 @@ func floorWorker(ctx context.Context, host, head string, body []byte, prefix str
 		id := prefix + strconv.Itoa(i)
 		req = append(append(append(append(req[:0], head...), id...), "\r\n\r\n"...), body...)
 		s := floorStream{id: id, recv: make([]time.Time, 0, 16), start: time.Now()}
-		if _, err := conn.Write(req); err != nil {
+		if _, err := c.conn.Write(req); err != nil {
 			return fmt.Errorf("floor: write: %w", err)
 		}
-		if err := readChunked(br, &s); err != nil {
+		if err := readResponse(c.br, &s); err != nil {
 			return fmt.Errorf("floor: request %s: %w", id, err)
 		}
 		if i >= warm {
@@ -107,9 +107,20 @@ func floorWorker(ctx context.Context, host, head string, body []byte, prefix str
 	}
 }
 
-// readChunked reads one chunked 200 response from br, stamping each
-// chunk's arrival into s.recv.
-func readChunked(br *bufio.Reader, s *floorStream) error {
+// floorConn is one raw keep-alive connection of the floor client.
+type floorConn struct {
+	conn net.Conn
+	br   *bufio.Reader
+}
+
+func newFloorConn(c net.Conn) *floorConn {
+	return &floorConn{conn: c, br: bufio.NewReaderSize(c, 4<<10)}
+}
+
+// readResponse reads one 200 response from br, stamping into s.recv the
+// arrival of each chunk of a chunked body, or of a Content-Length body's
+// first bytes.
+func readResponse(br *bufio.Reader, s *floorStream) error {
 	line, err := br.ReadSlice('\n')
 	if err != nil {
 		return err
@@ -117,19 +128,36 @@ func readChunked(br *bufio.Reader, s *floorStream) error {
 	if !bytes.HasPrefix(line, []byte("HTTP/1.1 200 ")) {
 		return fmt.Errorf("status %q", bytes.TrimSpace(line))
 	}
-	chunked := false
+	chunked, length := false, int64(-1)
 	for {
 		line, err = br.ReadSlice('\n')
 		if err != nil {
 			return err
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
+		h := bytes.TrimSpace(line)
+		if len(h) == 0 {
 			break
 		}
-		chunked = chunked || bytes.EqualFold(bytes.TrimSpace(line), []byte("Transfer-Encoding: chunked"))
+		name, value, _ := bytes.Cut(h, []byte(":"))
+		switch v := bytes.TrimSpace(value); {
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+			chunked = bytes.EqualFold(v, []byte("chunked"))
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			if length, err = strconv.ParseInt(string(v), 10, 64); err != nil {
+				return fmt.Errorf("content length %q: %w", v, err)
+			}
+		}
 	}
 	if !chunked {
-		return fmt.Errorf("response not chunked")
+		if length < 0 {
+			return fmt.Errorf("response neither chunked nor of known length")
+		}
+		if _, err := br.Peek(min(int(length), 1)); err != nil {
+			return err
+		}
+		s.recv = append(s.recv, time.Now())
+		_, err := br.Discard(int(length))
+		return err
 	}
 	for {
 		line, err = br.ReadSlice('\n')

@@ -21,7 +21,8 @@ import (
 // TestTimingMatchesServerTruth compares TTFT, TTST, inter-chunk latency, ITL
 // and request latency with when the server actually received the request
 // and wrote each event, at concurrency 1 and 256. The server runs in its
-// own process; both sides stamp the same monotonic clock.
+// own process on the same machine and serves its timelines in wall-clock
+// time; each side's durations are compared.
 //
 // The bounds are relative to the machine's floor, measured in the same
 // test: rounds of our runner alternate with rounds of the floor client
