@@ -245,7 +245,7 @@ func (c *Config) NormalizeChoices() {
 		{&c.DatasetSampling, samplingStrategies}, {&c.ArrivalPattern, arrivalPatterns}, {&c.WarmupArrivalPattern, arrivalPatterns},
 		{&c.ConnectionReuse, connectionReuse}, {&c.ExportLevel, exportLevels}, {&c.UIType, uiTypes}, {&c.LogLevel, logLevels},
 		{&c.ImageFormat, []string{media.ImagePNG, media.ImageJPEG, media.ImageRandom}},
-		{&c.AudioFormat, []string{media.AudioWAV, media.AudioMP3}},
+		{&c.AudioFormat, []string{media.AudioWAV, media.AudioMP3, media.AudioRandom}},
 		{&c.VideoSynthType, []string{media.SynthMovingShapes, media.SynthGridClock, media.SynthNoise}},
 		{&c.VideoFormat, []string{media.VideoWebM, media.VideoMP4}},
 	} {

@@ -132,7 +132,7 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	media.add(0, "image-batch-size", integer(&cfg.ImageBatchSize), "images per request (`N`)", "batch-size-image")
 	media.add(0, "audio-length-mean", num(&cfg.AudioLengthMean), "synthetic audio length mean in `SECONDS`")
 	media.add(0, "audio-length-stddev", num(&cfg.AudioLengthStddev), "audio length standard deviation in `SECONDS`")
-	media.add(0, "audio-format", str(&cfg.AudioFormat), "`FORMAT`: wav or mp3")
+	media.add(0, "audio-format", str(&cfg.AudioFormat), "`FORMAT`: wav, mp3 or random (drawn per clip)")
 	media.add(0, "audio-sample-rates", numberList{floats: &cfg.AudioSampleRates, set: new(bool)}, "sample rates in `KHZ`, comma- or space-separated; one is picked per clip")
 	media.add(0, "audio-depths", numberList{ints: &cfg.AudioDepths, set: new(bool)}, "bit `DEPTHS` (8, 16, 24, 32), comma- or space-separated; one is picked per clip")
 	media.add(0, "audio-num-channels", integer(&cfg.AudioNumChannels), "`CHANNELS`: 1 or 2")

@@ -14,8 +14,9 @@ import (
 
 // Audio formats accepted by AudioConfig.Format (--audio-format).
 const (
-	AudioWAV = "wav"
-	AudioMP3 = "mp3"
+	AudioWAV    = "wav"
+	AudioMP3    = "mp3"
+	AudioRandom = "random" // wav or mp3, drawn per clip (as --image-format random draws)
 )
 
 // Audio synthesis constants from AIPerf's generator.
@@ -36,7 +37,9 @@ type AudioConfig struct {
 	// LengthMean and LengthStddev (seconds) give each clip's length as
 	// max(0.01, N(mean, stddev)). LengthMean, when > 0, must be ≥ 0.01.
 	LengthMean, LengthStddev float64
-	// Format is AudioWAV (PCM) or AudioMP3 (encoded by ffmpeg's libmp3lame).
+	// Format is AudioWAV (PCM), AudioMP3 (encoded by ffmpeg's libmp3lame)
+	// or AudioRandom (each clip's format drawn, uniformly, before the rest
+	// of the clip).
 	Format string
 	// SampleRates (kHz) and Depths (bits: 8, 16, 24 or 32) are the choices
 	// drawn from, uniformly, for each clip. MP3 allows only the MPEG rates
@@ -74,8 +77,8 @@ func (c AudioConfig) validate() error {
 	if c.LengthMean < minAudioLength {
 		return flagError("--audio-length-mean", c.LengthMean, "0 (off) or ≥ 0.01 seconds")
 	}
-	if c.Format != AudioWAV && c.Format != AudioMP3 {
-		return flagError("--audio-format", quoted(c.Format), "wav or mp3")
+	if c.Format != AudioWAV && c.Format != AudioMP3 && c.Format != AudioRandom {
+		return flagError("--audio-format", quoted(c.Format), "wav, mp3 or random")
 	}
 	if len(c.SampleRates) == 0 {
 		return errors.New("--audio-sample-rates: want at least one rate (kHz)")
@@ -85,9 +88,9 @@ func (c AudioConfig) validate() error {
 		if !ok {
 			return flagError("--audio-sample-rates", khz, "a rate in (0, 1000] kHz")
 		}
-		if c.Format == AudioMP3 && !slices.Contains(mp3Rates, hz) {
+		if c.mayEncodeMP3() && !slices.Contains(mp3Rates, hz) {
 			return flagError("--audio-sample-rates", khz,
-				"one of 8, 11.025, 12, 16, 22.05, 24, 32, 44.1 or 48 kHz with --audio-format mp3")
+				"one of 8, 11.025, 12, 16, 22.05, 24, 32, 44.1 or 48 kHz with --audio-format "+c.Format)
 		}
 	}
 	if len(c.Depths) == 0 {
@@ -118,9 +121,18 @@ func sampleRateHz(khz float64) (int, bool) {
 	return int(hz), true
 }
 
-// generate draws one clip: its length, sample rate, depth, then the samples
-// in interleaved order, and returns "<format>,<base64>".
+// mayEncodeMP3 reports whether some clips are MP3 (which needs ffmpeg and
+// an MPEG sample rate).
+func (c AudioConfig) mayEncodeMP3() bool { return c.Format == AudioMP3 || c.Format == AudioRandom }
+
+// generate draws one clip: its format (when random), length, sample rate,
+// depth, then the samples in interleaved order, and returns
+// "<format>,<base64>".
 func (c AudioConfig) generate(ctx context.Context, rng *rand.Rand, ffmpeg string) (string, error) {
+	format := c.Format
+	if format == AudioRandom {
+		format = [...]string{AudioWAV, AudioMP3}[rng.IntN(2)]
+	}
 	length := c.LengthMean
 	if c.LengthStddev > 0 {
 		length = rng.NormFloat64()*c.LengthStddev + c.LengthMean
@@ -131,13 +143,13 @@ func (c AudioConfig) generate(ctx context.Context, rng *rand.Rand, ffmpeg string
 	frames := int(length * float64(hz)) // AIPerf: int(audio_length * sampling_rate_hz)
 
 	data := noiseWAV(rng, frames, c.NumChannels, hz, depth)
-	if c.Format == AudioMP3 {
+	if format == AudioMP3 {
 		var err error
 		if data, err = encodeMP3(ctx, ffmpeg, data); err != nil {
 			return "", err
 		}
 	}
-	return c.Format + "," + base64.StdEncoding.EncodeToString(data), nil
+	return format + "," + base64.StdEncoding.EncodeToString(data), nil
 }
 
 // wavHeaderSize is the size of the canonical RIFF/WAVE PCM header.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -304,5 +305,49 @@ func TestAudioMP3Deterministic(t *testing.T) {
 	}
 	if a1[0] != a2[0] {
 		t.Fatal("the same seed gave different MP3 bytes")
+	}
+}
+
+// TestAudioRandomFormat: --audio-format random draws wav or mp3 per clip
+// from the seed, so a batch mixes both, each clip a valid file of its
+// format, and the same seed draws the same formats.
+func TestAudioRandomFormat(t *testing.T) {
+	needFFmpeg(t)
+	cfg := Config{Audio: AudioConfig{LengthMean: 0.05, Format: AudioRandom, SampleRates: []float64{16},
+		Depths: []int{16}, NumChannels: 1, BatchSize: 16}}
+	g, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	formats := func() []string {
+		_, clips, _, err := g.Turn(context.Background(), seeded(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range clips {
+			format, raw := decodeAudio(t, c)
+			switch format {
+			case AudioWAV:
+				if string(raw[:4]) != "RIFF" {
+					t.Fatalf("wav clip starts % x", raw[:4])
+				}
+			case AudioMP3:
+				if _, ok := parseMP3Header(raw); !ok {
+					t.Fatalf("mp3 clip starts % x", raw[:4])
+				}
+			default:
+				t.Fatalf("format %q", format)
+			}
+			out = append(out, format)
+		}
+		return out
+	}
+	first := formats()
+	if !slices.Contains(first, AudioWAV) || !slices.Contains(first, AudioMP3) {
+		t.Fatalf("16 clips drew only %v", first)
+	}
+	if again := formats(); !slices.Equal(first, again) {
+		t.Fatalf("the same seed drew %v, then %v", first, again)
 	}
 }

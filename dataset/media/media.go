@@ -97,11 +97,11 @@ func New(cfg Config) (*Generator, error) {
 		}
 		g.ffmpeg = bin
 	}
-	if g.audio.Enabled() && g.audio.Format == AudioMP3 && g.ffmpeg == "" {
+	if g.audio.Enabled() && g.audio.mayEncodeMP3() && g.ffmpeg == "" {
 		bin, err := lookFFmpeg(cfg.FFmpeg)
 		if err != nil {
-			return nil, fmt.Errorf("--audio-format mp3 needs ffmpeg on PATH (apt-get install ffmpeg), "+
-				"or use --audio-format wav: %w", err)
+			return nil, fmt.Errorf("--audio-format %s needs ffmpeg on PATH (apt-get install ffmpeg), "+
+				"or use --audio-format wav: %w", g.audio.Format, err)
 		}
 		g.ffmpeg = bin
 	}
