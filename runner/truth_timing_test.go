@@ -68,6 +68,8 @@ type floorRun struct {
 	mod func(*Config)
 	// transport replaces our runner's (Options.Transport); nil for its own.
 	transport http.RoundTripper
+	// rounds each side runs; 0 means floorRounds.
+	rounds int
 }
 
 // floorRounds is how many rounds each side runs in a floorAttempt,
@@ -75,14 +77,14 @@ type floorRun struct {
 const floorRounds = 3
 
 // floorAttempt runs our runner and the floor client alternately
-// (floorRounds each) against one mock server process and returns how our
+// (fr.rounds each) against one mock server process and returns how our
 // deviation from the server's truth exceeds the floor's beyond
 // floorMargins, or "".
 func floorAttempt(t *testing.T, fr floorRun) string {
 	t.Helper()
 	url := startMockProcess(t, fr.mock)
 	var ours, floor []deviations
-	for round := range floorRounds {
+	for round := range cmp.Or(fr.rounds, floorRounds) {
 		o, f := deviations{}, deviations{}
 		oursDeviations(t, url, fr, o)
 		prefix := fmt.Sprintf("floor-%d-", round)
