@@ -340,9 +340,37 @@ func (s *sender) errorText(err error) string {
 	return msg
 }
 
+// isEventStream reports whether contentType's media type is
+// text/event-stream. One that does not name event-stream at all (in any
+// case) cannot be, and is answered without mime.ParseMediaType, which
+// builds a parameter map for every response (issue 19).
 func isEventStream(contentType string) bool {
+	if !containsFold(contentType, "event-stream") {
+		return false
+	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == "text/event-stream"
+}
+
+// containsFold reports whether s contains substr, ASCII letters compared
+// without case (substr is lower case).
+func containsFold(s, substr string) bool {
+	for i := 0; i+len(substr) <= len(s); i++ {
+		j := 0
+		for ; j < len(substr); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != substr[j] {
+				break
+			}
+		}
+		if j == len(substr) {
+			return true
+		}
+	}
+	return false
 }
 
 func truncate(b []byte, n int) string {

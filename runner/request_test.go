@@ -138,3 +138,32 @@ func TestWorkerID(t *testing.T) {
 		}
 	}
 }
+
+// TestIsEventStream checks the media type test, with and without the
+// quick answer for content types that do not name event-stream.
+func TestIsEventStream(t *testing.T) {
+	for ct, want := range map[string]bool{
+		"text/event-stream":                  true,
+		"Text/Event-Stream; charset=utf-8":   true,
+		" TEXT/EVENT-STREAM ":                true,
+		"application/json":                   false,
+		"application/json; charset=utf-8":    false,
+		"":                                   false,
+		"application/json; x=event-stream":   false,
+		"text/event-streams":                 false,
+		"application/vnd.amazon.eventstream": false,
+		"event-stream":                       false,
+	} {
+		if got := isEventStream(ct); got != want {
+			t.Errorf("isEventStream(%q) = %v, want %v", ct, got, want)
+		}
+	}
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{{"xx-EVENT-stream", true}, {"event-strea", false}, {"Event-Stream", true}, {"", false}} {
+		if got := containsFold(tt.s, "event-stream"); got != tt.want {
+			t.Errorf("containsFold(%q) = %v", tt.s, got)
+		}
+	}
+}
