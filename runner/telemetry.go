@@ -11,6 +11,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/aiperf-go/aiperf/export"
 	"github.com/aiperf-go/aiperf/record"
 	"github.com/aiperf-go/aiperf/telemetry"
 )
@@ -48,6 +49,9 @@ type telemetryRun struct {
 	gpuOut    *recordStream
 	dedup     *telemetry.ServerDedup
 	buf       []byte
+	// schema14 writes the GPU readings in AIPerf 0.13's line
+	// (GPUReading.AppendJSON14), else in 0.8's.
+	schema14 bool
 	// writeErr is the first stream write error; the consumer sets it, and
 	// finish reads it after the monitor closed.
 	writeErr error
@@ -123,7 +127,8 @@ func (r *run) startTelemetry(ctx context.Context, arts *artifacts, header http.H
 	tr.TLSClientConfig = r.tls
 	client := &http.Client{Transport: tr}
 	cs := r.telemetryCollectors(client)
-	t := &telemetryRun{log: r.log, clock: r.clock, collectors: cs, transport: tr}
+	t := &telemetryRun{log: r.log, clock: r.clock, collectors: cs, transport: tr,
+		schema14: r.cfg.OutputSchema == export.Schema14}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	var fams map[string]*dto.MetricFamily
@@ -241,7 +246,11 @@ func (t *telemetryRun) consume(s telemetry.Sample) {
 			// Stamped on the run's clock, as the records are (when the
 			// answer arrived, as AIPerf stamps it), so SQL can join them.
 			g.TimestampNS = s.TimeNS + s.LatencyNS
-			t.buf = g.AppendJSON(t.buf)
+			if t.schema14 {
+				t.buf = g.AppendJSON14(t.buf)
+			} else {
+				t.buf = g.AppendJSON(t.buf)
+			}
 			t.buf = append(t.buf, '\n')
 		}
 		out = t.gpuOut

@@ -126,7 +126,7 @@ func TestTelemetryEndToEnd(t *testing.T) {
 		if g.SourceURL != srv.URL()+"/dcgm/metrics" {
 			t.Fatalf("source %q", g.SourceURL)
 		}
-		if _, ok := g.Data.Get("gpu_power_usage"); !ok {
+		if _, ok := g.Data.Get("nvidia_power_usage"); !ok { // 0.13's name, in the default 1.4 layout
 			t.Fatalf("no power: %s", sc.Text())
 		}
 		uuids[g.GPUUUID]++

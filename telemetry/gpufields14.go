@@ -1,6 +1,11 @@
 package telemetry
 
-import "slices"
+import (
+	"slices"
+	"strconv"
+
+	"github.com/aiperf-go/aiperf/internal/pyjson"
+)
 
 // GPUPlatformNVIDIA is the platform AIPerf 0.13 gives every GPU that DCGM
 // or NVML reports (its NVIDIA_GPU_TELEMETRY_PLATFORM); ours are all such.
@@ -59,4 +64,56 @@ func (g *GPUInfo) Metrics14() []GPUMetric {
 		}
 	}
 	return out
+}
+
+// AppendJSON14 appends r as one line of AIPerf 0.13's
+// gpu_telemetry_export.jsonl (its TelemetryRecord through orjson,
+// exclude_none), without the newline: gpu_index, gpu_uuid, gpu_model_name,
+// pci_bus_id, device and hostname (each when set), platform, timestamp_ns,
+// telemetry_source_url, then telemetry_data with 0.13's names in its
+// TelemetryMetrics order (fields it does not know after them, as they
+// are), numbers as orjson writes them, a non-finite value as null.
+func (r GPUReading) AppendJSON14(b []byte) []byte {
+	b = append(b, `{"gpu_index":`...)
+	b = strconv.AppendInt(b, int64(r.GPUIndex), 10)
+	b = append(b, `,"gpu_uuid":`...)
+	b = pyjson.AppendString(b, r.GPUUUID)
+	b = append(b, `,"gpu_model_name":`...)
+	b = pyjson.AppendString(b, r.GPUModelName)
+	for _, kv := range [...]struct{ key, val string }{
+		{`,"pci_bus_id":`, r.PCIBusID},
+		{`,"device":`, r.Device},
+		{`,"hostname":`, r.Hostname},
+	} {
+		if kv.val != "" {
+			b = append(b, kv.key...)
+			b = pyjson.AppendString(b, kv.val)
+		}
+	}
+	b = append(b, `,"platform":"`+GPUPlatformNVIDIA+`","timestamp_ns":`...)
+	b = strconv.AppendInt(b, r.TimestampNS, 10)
+	b = append(b, `,"telemetry_source_url":`...)
+	b = pyjson.AppendString(b, r.SourceURL)
+	b = append(b, `,"telemetry_data":{`...)
+	n := 0
+	field := func(name string, v float64) {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = pyjson.AppendString(b, name)
+		b = append(b, ':')
+		b = pyjson.AppendFloatOrjson(b, v)
+	}
+	for _, f := range gpuFields14 {
+		if v, ok := r.Data.Get(f.old); ok {
+			field(f.name, v)
+		}
+	}
+	for _, d := range r.Data {
+		if !slices.ContainsFunc(gpuFields14[:], func(f gpuField14) bool { return f.old == d.Name }) {
+			field(d.Name, d.Value)
+		}
+	}
+	return append(b, '}', '}')
 }
