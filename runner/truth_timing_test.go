@@ -146,7 +146,7 @@ func oursDeviations(t *testing.T, url string, fr floorRun, d deviations) {
 //   - the median of TTFT and request latency: ours exceeds the floor's by
 //     0.05 to 0.1 ms at concurrency 1 and by up to 0.4 ms at 256. With
 //     three rounds a side at 256, one attempt in three under the heaviest
-//     load came out 2 to 3 ms (once 10 ms) above the floor in every one
+//     load came out 2 to 5 ms (once 13 ms) above the floor in every one
 //     of our rounds (our client needs more CPU per event than the floor,
 //     and waits longer for it on an oversubscribed machine); with five
 //     rounds none did in 7 attempts. A client that reads every response
