@@ -59,15 +59,13 @@ func floorStreams(ctx context.Context, base string, conc, warm, n int, prefix st
 		errs []error
 	)
 	for range conc {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			if err := floorWorker(ctx, u.Host, head, body, prefix, warm, n, &next, out); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if len(errs) > 0 {
