@@ -129,42 +129,19 @@ func TestPythonAIPerfCompat(t *testing.T) {
 	seen := map[string]bool{}
 	for _, sc := range compatScenarios() {
 		t.Run(strings.ReplaceAll(sc.name, " ", "_"), func(t *testing.T) {
-			common := []string{"--model", "mock-model", "--tokenizer", "builtin", "--random-seed", "7",
-				"--no-server-metrics"}
-			sc.args = slices.Clip(sc.args)
-			sc.mock.FakeGPUs = sc.gpus
-			py := filepath.Join(t.TempDir(), "py")
-			srv := mocktest.Start(t, sc.mock)
-			sc.py = append(slices.Clip(sc.py), sc.telemetryArgs(srv.URL())...)
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			args := append(append([]string{"profile", "--url", srv.URL(), "--ui", "none", "--artifact-dir", py}, common...), append(sc.args, sc.py...)...)
-			cmd := exec.CommandContext(ctx, bin, args...)
-			cmd.Env = append(os.Environ(), "HF_HUB_OFFLINE=1")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("aiperf profile: %v\n%s", err, out)
-			}
-			ours := filepath.Join(t.TempDir(), "ours")
-			srv = mocktest.Start(t, sc.mock)
-			sc.ours = append(slices.Clip(sc.ours), sc.telemetryArgs(srv.URL())...)
-			args = append(append([]string{"profile", "--url", srv.URL(), "--ui-type", "none", "--artifact-dir", ours,
-				"--spool-dir", t.TempDir()}, common...), append(sc.args, sc.ours...)...)
-			if code, out, errs := runCLI(t, args...); code != 0 {
-				t.Fatalf("aiperf profile: %d\n%s%s", code, out, errs)
-			}
+			// Timing values are compared within a tolerance; on a loaded
+			// machine one tool's run can still fall outside it, so a
+			// scenario whose only differences are timing ones runs again
+			// (up to three times). Any other difference fails at once.
 			var diffs []string
-			diffs = append(diffs, compareSummaries(t, normalizePorts(readJSON(t, filepath.Join(py, "profile_export_aiperf.json"))),
-				normalizePorts(readJSON(t, filepath.Join(ours, "profile_export_aiperf.json"))))...)
-			diffs = append(diffs, compareRecords(t, filepath.Join(py, "profile_export.jsonl"),
-				filepath.Join(ours, "profile_export.jsonl"), sc.mock.ErrorRate > 0)...)
-			if sc.timeslice {
-				diffs = append(diffs, compareTimeslices(t, py, ours)...)
+			for attempt := 1; attempt <= 3; attempt++ {
+				diffs = runCompat(t, bin, sc, seen)
+				if !onlyTiming(diffs) {
+					break
+				}
+				t.Logf("attempt %d: timing differences only, running again: %q", attempt, diffs)
 			}
 			for _, d := range diffs {
-				if k := keptFor(sc.name + "/" + d); k != "" {
-					seen[k] = true
-					continue
-				}
 				t.Errorf("%s", d)
 			}
 		})
@@ -177,6 +154,63 @@ func TestPythonAIPerfCompat(t *testing.T) {
 			t.Logf("kept difference no longer occurs, remove it from compatKept and docs/metrics.md: %q (%s)", k.pattern, k.reason)
 		}
 	}
+}
+
+// runCompat runs scenario sc with Python AIPerf (bin) and ours and returns
+// the differences not in compatKept, marking the kept ones in seen.
+func runCompat(t *testing.T, bin string, sc compatScenario, seen map[string]bool) []string {
+	t.Helper()
+	common := []string{"--model", "mock-model", "--tokenizer", "builtin", "--random-seed", "7",
+		"--no-server-metrics"}
+	sc.args = slices.Clip(sc.args)
+	sc.mock.FakeGPUs = sc.gpus
+	py := filepath.Join(t.TempDir(), "py")
+	srv := mocktest.Start(t, sc.mock)
+	pyArgs := append(slices.Clip(sc.py), sc.telemetryArgs(srv.URL())...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	args := append(append([]string{"profile", "--url", srv.URL(), "--ui", "none", "--artifact-dir", py}, common...), append(sc.args, pyArgs...)...)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), "HF_HUB_OFFLINE=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("aiperf profile: %v\n%s", err, out)
+	}
+	ours := filepath.Join(t.TempDir(), "ours")
+	srv = mocktest.Start(t, sc.mock)
+	ourArgs := append(slices.Clip(sc.ours), sc.telemetryArgs(srv.URL())...)
+	args = append(append([]string{"profile", "--url", srv.URL(), "--ui-type", "none", "--artifact-dir", ours,
+		"--spool-dir", t.TempDir()}, common...), append(sc.args, ourArgs...)...)
+	if code, out, errs := runCLI(t, args...); code != 0 {
+		t.Fatalf("aiperf profile: %d\n%s%s", code, out, errs)
+	}
+	var diffs []string
+	diffs = append(diffs, compareSummaries(t, normalizePorts(readJSON(t, filepath.Join(py, "profile_export_aiperf.json"))),
+		normalizePorts(readJSON(t, filepath.Join(ours, "profile_export_aiperf.json"))))...)
+	diffs = append(diffs, compareRecords(t, filepath.Join(py, "profile_export.jsonl"),
+		filepath.Join(ours, "profile_export.jsonl"), sc.mock.ErrorRate > 0)...)
+	if sc.timeslice {
+		diffs = append(diffs, compareTimeslices(t, py, ours)...)
+	}
+	var open []string
+	for _, d := range diffs {
+		if k := keptFor(sc.name + "/" + d); k != "" {
+			seen[k] = true
+			continue
+		}
+		open = append(open, d)
+	}
+	return open
+}
+
+// onlyTiming reports whether diffs is not empty and holds only timing
+// differences.
+func onlyTiming(diffs []string) bool {
+	for _, d := range diffs {
+		if !strings.HasPrefix(d, "timing: ") {
+			return false
+		}
+	}
+	return len(diffs) > 0
 }
 
 // keptFor returns the pattern of compatKept matching d, or "".
