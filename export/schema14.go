@@ -131,7 +131,7 @@ func appendStats14At(iw *indentWriter, r *metrics.Result, depth int) {
 	if r.Scalar {
 		if !slices.Contains(r.Missing, "avg") {
 			iw.key(false, depth+1, "avg")
-			iw.b = pyjson.AppendFloat(iw.b, r.Avg)
+			iw.b = pyjson.AppendFloatOrjson(iw.b, r.Avg)
 		}
 		iw.newline(depth)
 		iw.b = append(iw.b, '}')
@@ -143,7 +143,7 @@ func appendStats14At(iw *indentWriter, r *metrics.Result, depth int) {
 			continue
 		}
 		iw.key(false, depth+1, name)
-		iw.b = pyjson.AppendFloat(iw.b, vals[i])
+		iw.b = pyjson.AppendFloatOrjson(iw.b, vals[i])
 	}
 	if !slices.Contains(r.Missing, "count") {
 		iw.key(false, depth+1, "count")
@@ -151,7 +151,7 @@ func appendStats14At(iw *indentWriter, r *metrics.Result, depth int) {
 	}
 	if r.Count > 0 && !slices.Contains(r.Missing, "sum") {
 		iw.key(false, depth+1, "sum")
-		iw.b = pyjson.AppendFloat(iw.b, r.Sum)
+		iw.b = pyjson.AppendFloatOrjson(iw.b, r.Sum)
 	}
 	iw.newline(depth)
 	iw.b = append(iw.b, '}')

@@ -167,3 +167,25 @@ func TestSchema10Unchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSummary14SmallFloats: 1.4 statistics are written as AIPerf 0.13's
+// orjson writes them: small values in decimal form down to 1e-5, shorter
+// exponents below (Python's repr, the 1.0 layout, writes 4.6508e-05).
+func TestSummary14SmallFloats(t *testing.T) {
+	s := &metrics.Summary{Results: []metrics.Result{
+		{Tag: "tiny", Unit: "ms", Scalar: true, Avg: 4.6508e-05},
+		{Tag: "tinier", Unit: "ms", Scalar: true, Avg: 1e-06},
+	}}
+	var buf bytes.Buffer
+	if err := WriteSummaryJSON(&buf, s, &RunInfo{SchemaVersion: Schema14}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"tiny": {
+    "unit": "ms",
+    "avg": 0.000046508
+  }`, `"avg": 1e-6`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
