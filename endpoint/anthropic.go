@@ -28,7 +28,7 @@ type anthropic struct{}
 
 func init() {
 	Register(Endpoint{Name: "messages", Path: "/v1/messages", Title: "LLM Metrics",
-		SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true}, anthropic{})
+		SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true, SendsContext: true}, anthropic{})
 }
 
 var _ Codec = anthropic{}

@@ -37,10 +37,10 @@ type bedrockMessages struct{}
 func init() {
 	Register(Endpoint{Name: "bedrock_converse", Path: "/model/" + ModelPathParam + "/converse",
 		StreamPath: "/model/" + ModelPathParam + "/converse-stream", Title: "LLM Metrics",
-		SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true}, bedrockConverse{})
+		SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true, SendsContext: true}, bedrockConverse{})
 	Register(Endpoint{Name: "bedrock_messages", Path: "/model/" + ModelPathParam + "/invoke",
 		StreamPath: "/model/" + ModelPathParam + "/invoke-with-response-stream", Title: "LLM Metrics",
-		SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true}, bedrockMessages{})
+		SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true, SendsContext: true}, bedrockMessages{})
 }
 
 var (

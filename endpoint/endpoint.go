@@ -46,6 +46,10 @@ type Endpoint struct {
 	// Polls reports an asynchronous job: the POST gives a job whose status
 	// is polled until it ends (video_generation; see runner's poller).
 	Polls bool
+	// SendsContext reports that the body carries the conversation's system
+	// prompt and user context (the chat-shaped types); other types send
+	// the turn alone.
+	SendsContext bool
 
 	// codec builds and parses a type registered by Register; nil for the
 	// OpenAI-shaped types built in (payload.go, parse.go).
@@ -169,7 +173,7 @@ func (e *Endpoint) Authorize(h http.Header, key string) {
 // The endpoint types, in the order Names lists them.
 var endpoints = []Endpoint{
 	{Name: "chat", Path: "/v1/chat/completions", Title: "LLM Metrics",
-		SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true},
+		SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true, SendsContext: true},
 	{Name: "completions", Path: "/v1/completions", Title: "LLM Metrics",
 		SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true},
 	{Name: "embeddings", Path: "/v1/embeddings", Title: "Embeddings Metrics",

@@ -12,7 +12,7 @@ func TestLookup(t *testing.T) {
 		want Endpoint
 	}{
 		{"chat", Endpoint{Name: "chat", Path: "/v1/chat/completions", Title: "LLM Metrics",
-			SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true}},
+			SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true, SendsContext: true}},
 		{" Completions ", Endpoint{Name: "completions", Path: "/v1/completions", Title: "LLM Metrics",
 			SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true}},
 		{"embeddings", Endpoint{Name: "embeddings", Path: "/v1/embeddings", Title: "Embeddings Metrics",

@@ -18,7 +18,7 @@ type responses struct{}
 
 func init() {
 	Register(Endpoint{Name: "responses", Path: "/v1/responses", Title: "LLM Metrics",
-		SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true}, responses{})
+		SupportsStreaming: true, ProducesTokens: true, TokenizesInput: true, SendsContext: true}, responses{})
 }
 
 var (

@@ -52,7 +52,7 @@ func TestHistoryInputSchema14(t *testing.T) {
 			}}}}
 		s := &session{conv: 0, c: &r.convs[0], turns: 3}
 		for k, want := range tc.want {
-			rec := &record.Record{InputTokens: s.nextTurn().InputTokens, InputText: s.historyInput(r.countsHistory())}
+			rec := &record.Record{InputTokens: s.nextTurn().InputTokens, InputText: s.historyInput(r.countsHistory(), r.ep.SendsContext)}
 			countInput(r.mcfg.Tokenizer, rec)
 			if rec.InputTokens != want || rec.InputText != "" {
 				t.Errorf("schema14=%v system %q context %q turn %d: ISL %d (text %q), want %d", tc.schema14, tc.system, tc.ctx, k, rec.InputTokens, rec.InputText, want)
@@ -61,6 +61,31 @@ func TestHistoryInputSchema14(t *testing.T) {
 				rec.Responses = []record.Response{{Text: replies[k]}}
 			}
 			r.finishTurn(s, rec)
+		}
+	}
+}
+
+// TestContextCountedOnlyWhenSent: under 1.4 the system prompt and user
+// context count only for endpoint types whose body carries them
+// (Endpoint.SendsContext); a completions body is the turn's prompt alone,
+// so its count is the turn's own.
+func TestContextCountedOnlyWhenSent(t *testing.T) {
+	for _, tc := range []struct {
+		endpoint string
+		want     int
+	}{{"chat", 6}, {"messages", 6}, {"completions", 2}, {"embeddings", 2}} {
+		ep, err := endpoint.Lookup(tc.endpoint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &run{ep: ep, mcfg: &metrics.Config{Schema14: true, Tokenizer: wordTokenizer{}},
+			convs: []dataset.Conversation{{SessionID: "s", SystemPrompt: "sys a b", UserContext: "ctx",
+				Turns: []dataset.Turn{{Texts: []string{"one two"}, InputTokens: 2}}}}}
+		s := &session{conv: 0, c: &r.convs[0], turns: 1}
+		rec := &record.Record{InputTokens: 2, InputText: s.historyInput(r.countsHistory(), r.ep.SendsContext)}
+		countInput(r.mcfg.Tokenizer, rec)
+		if rec.InputTokens != tc.want {
+			t.Errorf("%s: ISL %d, want %d", tc.endpoint, rec.InputTokens, tc.want)
 		}
 	}
 }

@@ -301,7 +301,7 @@ func (r *run) newRecord(spec *phaseSpec, c credit, s *session) *record.Record {
 		URLIndex:              s.url,
 		CreditIssuedNS:        c.intended,
 		InputTokens:           turn.InputTokens,
-		InputText:             s.historyInput(r.countsHistory()), // counted by the compute workers
+		InputText:             s.historyInput(r.countsHistory(), r.ep.SendsContext), // counted by the compute workers
 		RequestedOutputTokens: turn.MaxTokens,
 	}
 }

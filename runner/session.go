@@ -146,20 +146,27 @@ func (r *run) countsHistory() bool {
 // historyInput returns the text whose count is the input_sequence_length of
 // the session's next turn when the run counts the whole body (counts:
 // countsHistory) and the turn carries more than its own texts: the
-// conversation's system prompt and user context (sent as leading
-// messages), the history, then the turn's texts, joined with " " as AIPerf
-// 0.13 joins the texts it extracts from the body. Else "": the turn's own
-// count stands.
-func (s *session) historyInput(counts bool) string {
-	if !counts || len(s.historyTexts) == 0 && s.c.SystemPrompt == "" && s.c.UserContext == "" {
+// conversation's system prompt and user context when the endpoint sends
+// them (withContext: Endpoint.SendsContext), the history, then the turn's
+// texts, joined with " " as AIPerf 0.13 joins the texts it extracts from
+// the body. Else "": the turn's own count stands.
+func (s *session) historyInput(counts, withContext bool) string {
+	if !counts {
 		return ""
 	}
-	texts := make([]string, 0, 2+len(s.historyTexts)+1)
-	for _, t := range []string{s.c.SystemPrompt, s.c.UserContext} {
-		if t != "" {
-			texts = append(texts, t)
+	var context []string
+	if withContext {
+		for _, t := range []string{s.c.SystemPrompt, s.c.UserContext} {
+			if t != "" {
+				context = append(context, t)
+			}
 		}
 	}
+	if len(s.historyTexts) == 0 && len(context) == 0 {
+		return ""
+	}
+	texts := make([]string, 0, len(context)+len(s.historyTexts)+1)
+	texts = append(texts, context...)
 	texts = append(append(texts, s.historyTexts...), s.nextTurn().Resolved().Texts...)
 	return strings.Join(texts, " ")
 }
