@@ -96,10 +96,32 @@ func Analyze(r io.Reader, blockSize int) (*Analysis, error) {
 		return nil, fmt.Errorf("block size %d: must be >= 1", blockSize)
 	}
 	a := newAccumulator(int64(blockSize))
+	var rw row
+	err := eachLine(r, func(b []byte) error {
+		if err := parseRow(b, &rw); err != nil {
+			return err
+		}
+		if !a.fits(len(rw.hashIDs)) {
+			return errors.New("too many distinct blocks to analyse")
+		}
+		a.add(&rw)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a.result(), nil
+}
+
+// eachLine calls fn with each non-blank line of r, split as scanLines
+// splits (b is valid until fn returns). An invalid UTF-8 line (AIPerf
+// reads the file as UTF-8 and fails on it), a line longer than
+// maxLineBytes or an error of fn stops it with a *LineError naming the
+// line, and the field of a *fieldError; a read error is returned wrapped.
+func eachLine(r io.Reader, fn func(b []byte) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
 	sc.Split(scanLines)
-	var rw row
 	line := 0
 	for sc.Scan() {
 		line++
@@ -108,29 +130,24 @@ func Analyze(r io.Reader, blockSize int) (*Analysis, error) {
 			continue
 		}
 		if !utf8.Valid(b) {
-			// AIPerf reads the file as UTF-8 and fails on it.
-			return nil, &LineError{Line: line, Err: errors.New("invalid UTF-8")}
+			return &LineError{Line: line, Err: errors.New("invalid UTF-8")}
 		}
-		if err := parseRow(b, &rw); err != nil {
+		if err := fn(b); err != nil {
 			le := &LineError{Line: line, Err: err}
 			var fe *fieldError
 			if errors.As(err, &fe) {
 				le.Field, le.Err = fe.field, errors.New(fe.reason)
 			}
-			return nil, le
+			return le
 		}
-		if !a.fits(len(rw.hashIDs)) {
-			return nil, &LineError{Line: line, Err: errors.New("too many distinct blocks to analyse")}
-		}
-		a.add(&rw)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &LineError{Line: line + 1, Err: fmt.Errorf("longer than %d bytes", maxLineBytes)}
+			return &LineError{Line: line + 1, Err: fmt.Errorf("longer than %d bytes", maxLineBytes)}
 		}
-		return nil, fmt.Errorf("read trace: %w", err)
+		return fmt.Errorf("read trace: %w", err)
 	}
-	return a.result(), nil
+	return nil
 }
 
 // scanLines is a bufio.SplitFunc for Python's universal newlines: a line

@@ -3,7 +3,6 @@ package trace
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 )
 
 // SynthesisSummary describes one synthesized trace.
@@ -234,36 +232,17 @@ func Synthesize(r io.Reader, w io.Writer, s Synthesis, rng *rand.Rand) (*Synthes
 
 // readSynthRows parses every non-blank line of r.
 func readSynthRows(r io.Reader) ([]*synthRow, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
-	sc.Split(scanLines)
 	var rows []*synthRow
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if blank(b) {
-			continue
-		}
-		if !utf8.Valid(b) {
-			return nil, &LineError{Line: line, Err: errors.New("invalid UTF-8")}
-		}
+	err := eachLine(r, func(b []byte) error {
 		row, err := parseSynthRow(bytes.Clone(b))
 		if err != nil {
-			le := &LineError{Line: line, Err: err}
-			var fe *fieldError
-			if errors.As(err, &fe) {
-				le.Field, le.Err = fe.field, errors.New(fe.reason)
-			}
-			return nil, le
+			return err
 		}
 		rows = append(rows, row)
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &LineError{Line: line + 1, Err: fmt.Errorf("longer than %d bytes", maxLineBytes)}
-		}
-		return nil, fmt.Errorf("read trace: %w", err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return rows, nil
 }
