@@ -2,14 +2,12 @@ package multirun
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/aiperf-go/aiperf/internal/pyjson"
 	"github.com/aiperf-go/aiperf/runner"
@@ -220,21 +218,8 @@ func WriteAnalyzeCSV(w io.Writer, results []PointResult) error {
 	if len(results) == 0 {
 		return nil
 	}
-	cw := csv.NewWriter(w)
-	cw.UseCRLF = true
-	rows := [][]string{analyzeHeader(results[0].Config, false)}
-	for i, r := range results {
-		rows = append(rows, analyzeRow(i, r))
-	}
-	if err := cw.WriteAll(rows); err != nil {
-		return fmt.Errorf("write analyze summary: %w", err)
-	}
-	// csv.Writer writes an empty record as `""`; Python's writerow("")
-	// writes an empty line.
-	if _, err := io.WriteString(w, "\r\n"); err != nil {
-		return fmt.Errorf("write analyze summary: %w", err)
-	}
-	if err := cw.WriteAll([][]string{analyzeGPUHeader}); err != nil {
+	rows := append(analyzeTable(results, false), nil, analyzeGPUHeader)
+	if err := writeCSV(w, rows); err != nil {
 		return fmt.Errorf("write analyze summary: %w", err)
 	}
 	return nil
@@ -245,16 +230,15 @@ func printAnalyze(opts Options, results []PointResult, at string) error {
 	if len(results) == 0 {
 		return nil
 	}
-	out := opts.stdout()
-	fmt.Fprintf(out, "\nAnalyze Summary (%d scenarios; throughput per second, latencies in ms)\n", len(results))
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, strings.Join(analyzeHeader(results[0].Config, true), "\t")+"\t")
+	return printSummary(opts.stdout(), "Analyze", fmt.Sprintf("%d scenarios", len(results)), analyzeTable(results, true), at)
+}
+
+// analyzeTable is the analyze summary's first table: its header row
+// (short: the console's) and a row per scenario.
+func analyzeTable(results []PointResult, short bool) [][]string {
+	rows := [][]string{analyzeHeader(results[0].Config, short)}
 	for i, r := range results {
-		fmt.Fprintln(tw, strings.Join(analyzeRow(i, r), "\t")+"\t")
+		rows = append(rows, analyzeRow(i, r))
 	}
-	if err := tw.Flush(); err != nil {
-		return fmt.Errorf("print analyze summary: %w", err)
-	}
-	_, err := fmt.Fprintf(out, "Analyze Summary CSV: %s\n", at)
-	return err
+	return rows
 }

@@ -224,13 +224,7 @@ func WriteSweepCSV(w io.Writer, results []PointResult) error {
 	if len(results) == 0 {
 		return nil
 	}
-	cw := csv.NewWriter(w)
-	cw.UseCRLF = true
-	rows := [][]string{sweepHeader(results[0].Point, false)}
-	for _, r := range results {
-		rows = append(rows, sweepRow(r))
-	}
-	if err := cw.WriteAll(rows); err != nil {
+	if err := writeCSV(w, sweepTable(results, false)); err != nil {
 		return fmt.Errorf("write sweep summary: %w", err)
 	}
 	return nil
@@ -241,17 +235,41 @@ func printSweep(opts Options, results []PointResult, at string) error {
 	if len(results) == 0 {
 		return nil
 	}
-	out := opts.stdout()
-	fmt.Fprintf(out, "\nSweep Summary (%d points; throughput per second, latencies in ms)\n", len(results))
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, strings.Join(sweepHeader(results[0].Point, true), "\t")+"\t")
+	return printSummary(opts.stdout(), "Sweep", fmt.Sprintf("%d points", len(results)), sweepTable(results, true), at)
+}
+
+// sweepTable is the sweep summary: its header row (short: the console's)
+// and a row per point.
+func sweepTable(results []PointResult, short bool) [][]string {
+	rows := [][]string{sweepHeader(results[0].Point, short)}
 	for _, r := range results {
-		fmt.Fprintln(tw, strings.Join(sweepRow(r), "\t")+"\t")
+		rows = append(rows, sweepRow(r))
+	}
+	return rows
+}
+
+// writeCSV writes rows with CRLF line ends, as Python's csv module writes
+// them; an empty row is an empty line.
+func writeCSV(w io.Writer, rows [][]string) error {
+	cw := csv.NewWriter(w)
+	cw.UseCRLF = true
+	return cw.WriteAll(rows)
+}
+
+// printSummary prints the summary table rows (the header first) of a
+// sweep to out: the title "<name> Summary (<count>; throughput per
+// second, latencies in ms)" after an empty line, the rows right-aligned,
+// then "<name> Summary CSV: <at>".
+func printSummary(out io.Writer, name, count string, rows [][]string, at string) error {
+	fmt.Fprintf(out, "\n%s Summary (%s; throughput per second, latencies in ms)\n", name, count)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, row := range rows {
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	if err := tw.Flush(); err != nil {
-		return fmt.Errorf("print sweep summary: %w", err)
+		return fmt.Errorf("print %s summary: %w", strings.ToLower(name), err)
 	}
-	_, err := fmt.Fprintf(out, "Sweep Summary CSV: %s\n", at)
+	_, err := fmt.Fprintf(out, "%s Summary CSV: %s\n", name, at)
 	return err
 }
 
