@@ -32,22 +32,8 @@ func appendGPUTelemetry(b []byte, info *RunInfo) []byte {
 		return b
 	}
 	b = append(b, '\n', '\n')
-	first := true
-	for _, e := range gpuEndpoints(s) {
-		for _, kg := range e.val {
-			g := &kg.val
-			title := e.key + " | GPU " + strconv.Itoa(g.Index) + " | " + g.Name
-			var head []string
-			if first {
-				head = append(gpuSourceLines(configured, reachable), "")
-			} else {
-				b = append(b, '\n')
-			}
-			first = false
-			b = appendGPUTable(b, head, title, g.Metrics, false)
-		}
-	}
-	if first {
+	b, shown := appendGPUTables(b, s, configured, reachable, false)
+	if !shown {
 		b = append(b, "No GPU telemetry data collected during the benchmarking run."...)
 		if unreachable := gpuMissing(configured, reachable); len(unreachable) > 0 {
 			b = append(b, "\n\nUnreachable endpoints:"...)
@@ -58,6 +44,34 @@ func appendGPUTelemetry(b []byte, info *RunInfo) []byte {
 		b = append(b, '\n')
 	}
 	return b
+}
+
+// appendGPUTables appends a table per GPU of s (see appendGPUTable),
+// titled "<endpoint> | GPU <i> | <name>" and one empty line apart, the
+// first headed by the source lines of configured and reachable sources
+// (gpuSourceLines) and an empty line. v14 gives AIPerf 0.13's tables: its
+// metrics (GPUInfo.Metrics14) and head lines padded to the table's width.
+// shown is false when s has no GPU (nothing appended).
+func appendGPUTables(b []byte, s *telemetry.GPUSummary, configured, reachable []string, v14 bool) (_ []byte, shown bool) {
+	for _, e := range gpuEndpoints(s) {
+		for _, kg := range e.val {
+			g := &kg.val
+			title := e.key + " | GPU " + strconv.Itoa(g.Index) + " | " + g.Name
+			var head []string
+			if !shown {
+				head = append(gpuSourceLines(configured, reachable), "")
+			} else {
+				b = append(b, '\n')
+			}
+			shown = true
+			ms := g.Metrics
+			if v14 {
+				ms = g.Metrics14()
+			}
+			b = appendGPUTable(b, head, title, ms, v14)
+		}
+	}
+	return b, shown
 }
 
 // gpuSourceLines are the summary lines above the first GPU table.

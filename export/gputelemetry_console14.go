@@ -3,7 +3,6 @@ package export
 import (
 	"cmp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/aiperf-go/aiperf/metrics"
@@ -46,22 +45,8 @@ func appendGPUSections14(b []byte, s *metrics.Summary, info *RunInfo) []byte {
 
 	configured, reachable := info.GPUEndpoints14.Configured, info.GPUEndpoints14.Successful
 	b = append(b, '\n', '\n')
-	first := true
-	for _, e := range gpuEndpoints(g) {
-		for _, kg := range e.val {
-			gi := &kg.val
-			title := e.key + " | GPU " + strconv.Itoa(gi.Index) + " | " + gi.Name
-			var head []string
-			if first {
-				head = append(gpuSourceLines(configured, reachable), "")
-			} else {
-				b = append(b, '\n')
-			}
-			first = false
-			b = appendGPUTable(b, head, title, gi.Metrics14(), true)
-		}
-	}
-	if first {
+	b, shown := appendGPUTables(b, g, configured, reachable, true)
+	if !shown {
 		b = append(b, "No GPU telemetry data collected during the benchmarking run.\n"...)
 	}
 	return padTitles(b)
