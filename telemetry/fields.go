@@ -125,7 +125,20 @@ func (fs Fields) index(name string) int {
 func (r GPUReading) AppendJSON(b []byte) []byte {
 	b = append(b, `{"timestamp_ns":`...)
 	b = strconv.AppendInt(b, r.TimestampNS, 10)
-	b = append(b, `,"gpu_index":`...)
+	b = r.appendGPUKeys(append(b, ','))
+	b = append(b, `,"telemetry_data":`...)
+	b = r.Data.AppendJSON(b)
+	b = append(b, `,"telemetry_source_url":`...)
+	b = pyjson.AppendString(b, r.SourceURL)
+	return append(b, '}')
+}
+
+// appendGPUKeys appends the keys that name r's GPU, as both layouts of
+// gpu_telemetry_export.jsonl write them: "gpu_index", "gpu_uuid",
+// "gpu_model_name", then "pci_bus_id", "device" and "hostname" when set
+// (AIPerf's exclude_none), with no leading or trailing comma.
+func (r GPUReading) appendGPUKeys(b []byte) []byte {
+	b = append(b, `"gpu_index":`...)
 	b = strconv.AppendInt(b, int64(r.GPUIndex), 10)
 	b = append(b, `,"gpu_uuid":`...)
 	b = pyjson.AppendString(b, r.GPUUUID)
@@ -141,11 +154,7 @@ func (r GPUReading) AppendJSON(b []byte) []byte {
 			b = pyjson.AppendString(b, kv.val)
 		}
 	}
-	b = append(b, `,"telemetry_data":`...)
-	b = r.Data.AppendJSON(b)
-	b = append(b, `,"telemetry_source_url":`...)
-	b = pyjson.AppendString(b, r.SourceURL)
-	return append(b, '}')
+	return b
 }
 
 // MarshalJSON writes r as AppendJSON does.

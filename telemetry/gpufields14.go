@@ -74,22 +74,7 @@ func (g *GPUInfo) Metrics14() []GPUMetric {
 // TelemetryMetrics order (fields it does not know after them, as they
 // are), numbers as orjson writes them, a non-finite value as null.
 func (r GPUReading) AppendJSON14(b []byte) []byte {
-	b = append(b, `{"gpu_index":`...)
-	b = strconv.AppendInt(b, int64(r.GPUIndex), 10)
-	b = append(b, `,"gpu_uuid":`...)
-	b = pyjson.AppendString(b, r.GPUUUID)
-	b = append(b, `,"gpu_model_name":`...)
-	b = pyjson.AppendString(b, r.GPUModelName)
-	for _, kv := range [...]struct{ key, val string }{
-		{`,"pci_bus_id":`, r.PCIBusID},
-		{`,"device":`, r.Device},
-		{`,"hostname":`, r.Hostname},
-	} {
-		if kv.val != "" {
-			b = append(b, kv.key...)
-			b = pyjson.AppendString(b, kv.val)
-		}
-	}
+	b = r.appendGPUKeys(append(b, '{'))
 	b = append(b, `,"platform":"`+GPUPlatformNVIDIA+`","timestamp_ns":`...)
 	b = strconv.AppendInt(b, r.TimestampNS, 10)
 	b = append(b, `,"telemetry_source_url":`...)
