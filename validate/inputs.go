@@ -3,27 +3,17 @@ package validate
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 )
 
 // checkInputs checks inputs.json (reference §3.6): {"data": [{"session_id":
 // string, "payloads": [object, …]}, …]}, each session id given once and
 // not empty, each payload a non-empty object. Rows counts the sessions.
 func checkInputs(path string) (Result, error) {
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		return Result{}, fmt.Errorf("validate: %w", err)
+	doc, top, ok, err := readObjectFile(path)
+	if !ok {
+		return doc.r, err
 	}
-	ln := newLines(doc)
-	var r Result
-	bad := func(off int, field, format string, args ...any) {
-		r.Problems = append(r.Problems, Problem{File: path, Line: ln.at(off), Field: field, Msg: fmt.Sprintf(format, args...)})
-	}
-	top, err := objectMembers(doc, 0)
-	if err != nil {
-		r.Problems = append(r.Problems, Problem{File: path, Msg: err.Error()})
-		return r, nil
-	}
+	bad := doc.bad
 	var data *member
 	for i := range top {
 		if top[i].Key == "data" {
@@ -31,17 +21,17 @@ func checkInputs(path string) (Result, error) {
 		}
 	}
 	if data == nil {
-		r.Problems = append(r.Problems, Problem{File: path, Field: "data", Msg: "missing"})
-		return r, nil
+		doc.problem("data", "missing")
+		return doc.r, nil
 	}
 	sessions, err := arrayElements(data.Raw, data.Off)
 	if err != nil {
 		bad(data.Off, "data", "want an array of sessions, got %s", kind(data.Raw))
-		return r, nil
+		return doc.r, nil
 	}
 	seen := map[string]int{}
 	for i, s := range sessions {
-		r.Rows++
+		doc.r.Rows++
 		f := fmt.Sprintf("data[%d]", i)
 		members, err := objectMembers(s.Raw, s.Off)
 		if err != nil {
@@ -70,7 +60,7 @@ func checkInputs(path string) (Result, error) {
 			case seen[v] > 0:
 				bad(id.Off, f+".session_id", "%q is also the id of the session on line %d", v, seen[v])
 			default:
-				seen[v] = ln.at(id.Off)
+				seen[v] = doc.ln.at(id.Off)
 			}
 		}
 		if payloads == nil {
@@ -94,5 +84,5 @@ func checkInputs(path string) (Result, error) {
 			}
 		}
 	}
-	return r, nil
+	return doc.r, nil
 }

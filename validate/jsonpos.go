@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 )
 
@@ -70,6 +71,42 @@ func jsonError(err error) error {
 		return errors.New("invalid JSON: unexpected end of input")
 	}
 	return fmt.Errorf("invalid JSON: %w", err)
+}
+
+// objectFile is a JSON object document under check: its path, the line
+// of each byte offset, and the Result its problems gather in.
+type objectFile struct {
+	path string
+	ln   lines
+	r    Result
+}
+
+// readObjectFile reads the JSON document at path and its top-level
+// members. ok is false when the file cannot be read (err, wrapped) or is
+// not a JSON object (that problem is in f.r).
+func readObjectFile(path string) (f *objectFile, top []member, ok bool, err error) {
+	f = &objectFile{path: path}
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return f, nil, false, fmt.Errorf("validate: %w", err)
+	}
+	f.ln = newLines(doc)
+	top, err = objectMembers(doc, 0)
+	if err != nil {
+		f.problem("", err.Error())
+		return f, nil, false, nil
+	}
+	return f, top, true, nil
+}
+
+// bad adds a problem of field at byte offset off of the document.
+func (f *objectFile) bad(off int, field, format string, args ...any) {
+	f.r.Problems = append(f.r.Problems, Problem{File: f.path, Line: f.ln.at(off), Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// problem adds a problem of field ("": of the document) with no line.
+func (f *objectFile) problem(field, msg string) {
+	f.r.Problems = append(f.r.Problems, Problem{File: f.path, Field: field, Msg: msg})
 }
 
 // lines maps byte offsets of a document to 1-based line numbers.

@@ -3,7 +3,6 @@ package validate
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 )
 
@@ -16,20 +15,11 @@ var summaryStats = []string{"avg", "min", "max", "std", "sum", "p1", "p5", "p10"
 // boolean; error_summary a list of {error_details, count}. Rows counts
 // the stats blocks; a summary without any is a problem.
 func checkSummary(path string) (Result, error) {
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		return Result{}, fmt.Errorf("validate: %w", err)
+	doc, top, ok, err := readObjectFile(path)
+	if !ok {
+		return doc.r, err
 	}
-	ln := newLines(doc)
-	var r Result
-	bad := func(off int, field, format string, args ...any) {
-		r.Problems = append(r.Problems, Problem{File: path, Line: ln.at(off), Field: field, Msg: fmt.Sprintf(format, args...)})
-	}
-	top, err := objectMembers(doc, 0)
-	if err != nil {
-		r.Problems = append(r.Problems, Problem{File: path, Msg: err.Error()})
-		return r, nil
-	}
+	bad := doc.bad
 	for _, m := range top {
 		switch m.Key {
 		case "records":
@@ -39,7 +29,7 @@ func checkSummary(path string) (Result, error) {
 				continue
 			}
 			for _, b := range blocks {
-				r.Rows++
+				doc.r.Rows++
 				checkStats(b, "records."+b.Key, bad)
 			}
 		case "schema_version", "aiperf_version", "benchmark_id", "start_time", "end_time":
@@ -54,15 +44,15 @@ func checkSummary(path string) (Result, error) {
 			checkErrorSummary(m, bad)
 		default:
 			if isStatsBlock(m.Raw) {
-				r.Rows++
+				doc.r.Rows++
 				checkStats(m, m.Key, bad)
 			}
 		}
 	}
-	if r.Rows == 0 {
-		r.Problems = append(r.Problems, Problem{File: path, Msg: "holds no metric (no member with a \"unit\" and statistics, nor \"records\")"})
+	if doc.r.Rows == 0 {
+		doc.problem("", "holds no metric (no member with a \"unit\" and statistics, nor \"records\")")
 	}
-	return r, nil
+	return doc.r, nil
 }
 
 // isStatsBlock reports whether raw is an object with a "unit" or a
