@@ -99,9 +99,13 @@ type Config struct {
 	SynthesisPrefixRootMultiplier                              int
 
 	// Synthetic extras (§4.4).
-	SeqDist                                                string
-	NumPrefixPrompts, PrefixPromptLength                   int
-	SharedSystemPromptLength                               int
+	SeqDist                              string
+	NumPrefixPrompts, PrefixPromptLength int
+	SharedSystemPromptLength             int
+	// SystemPrompt (--system-prompt) or SystemPromptFile (the file's text,
+	// --system-prompt-file) is prepended, verbatim, to every conversation's
+	// system message.
+	SystemPrompt, SystemPromptFile                         string
 	UserContextPromptLength                                int
 	SessionTurnsMean, SessionTurnsStddev                   float64
 	SessionTurnDelayMean, SessionTurnDelayStddev           float64 // ms

@@ -89,6 +89,14 @@ func (r *run) buildDataset(ctx context.Context, tok tokenizer.Tokenizer) error {
 		return &InputError{Err: errors.New("dataset: no conversations: the dataset is empty (or every row was filtered out)")}
 	}
 	r.convs = d.Conversations
+	system, err := r.cfg.systemPromptText()
+	if err != nil {
+		return &InputError{Err: fmt.Errorf("--system-prompt-file: %w", err)}
+	}
+	prependSystemPrompt(r.convs, system)
+	if system != "" && !r.ep.SendsContext {
+		r.log.Warn("--system-prompt: the " + r.ep.Name + " endpoint's body has no system message, so the system prompt is not sent (as in AIPerf)")
+	}
 	if d.Timed && !r.cfg.IgnoreTraceDelays && !r.cfg.FixedSchedule {
 		if r.cfg.DatasetSampling != "" {
 			return &InputError{Err: errors.New("dataset: Dataset sampling strategy is not compatible with fixed schedule mode: this trace has timestamps, which enable fixed-schedule replay; drop --dataset-sampling-strategy or pass --ignore-trace-delays")}

@@ -86,6 +86,7 @@ func (c *Config) inputProblems() []string {
 	if c.RequestCount > 0 && c.NumSessions > 0 {
 		add("Both a request-count and number of conversations are set: give --request-count or --num-sessions, not both")
 	}
+	p = append(p, c.systemPromptProblems()...)
 	return append(p, c.synthesisProblems()...)
 }
 

@@ -109,6 +109,8 @@ func profileFlags(cfg *runner.Config, verbose *int, configFile *string) *ff.Flag
 	in.add(0, "num-prefix-prompts", integer(&cfg.NumPrefixPrompts), "`N` shared prefix prompts, one prepended to each conversation's first turn")
 	in.add(0, "prefix-prompt-length", integer(&cfg.PrefixPromptLength), "length of each prefix prompt in `TOKENS`")
 	in.add(0, "shared-system-prompt-length", integer(&cfg.SharedSystemPromptLength), "one system prompt of `TOKENS` shared by every conversation")
+	in.add(0, "system-prompt", str(&cfg.SystemPrompt), "verbatim system prompt `TEXT` for every conversation, before any system message of the dataset (synthetic, file and public datasets)")
+	in.add(0, "system-prompt-file", str(&cfg.SystemPromptFile), "as --system-prompt, the text of UTF-8 `FILE` (read at start)")
 	in.add(0, "user-context-prompt-length", integer(&cfg.UserContextPromptLength), "a distinct leading user message of `TOKENS` per conversation")
 	in.add(0, "rankings-passages-mean", num(&cfg.RankingsPassagesMean), "rankings: mean `N` passages per request")
 	in.add(0, "rankings-passages-stddev", num(&cfg.RankingsPassagesStddev), "rankings: standard deviation of the passage count (`N`)")
