@@ -24,31 +24,36 @@ var (
 	overrideExempt = append(slices.Clone(notSettings), "ui-type", "ui", "log-level")
 )
 
-// configFlags is profile's flag set under `aiperf config`'s own -f/--file
-// and --override-config.
-func configFlags(cfg *runner.Config, verbose *int, configFile, file *string, override *bool) *ff.FlagSet {
-	fs := ff.NewFlagSet("Config").SetParent(profileFlags(cfg, verbose, configFile))
-	fs.StringVar(file, 'f', "file", "", "the config `FILE`: GenAI-Perf's nested layout or flag names (see docs/config.md)")
-	fs.BoolVar(override, 0, "override-config", "let the profile flags given here override the file's values (GenAI-Perf's --override-config)")
-	return fs
+// configArgs are `aiperf config`'s settings, profile's (from
+// runner.Defaults()) under its own -f/--file and --override-config, and
+// the flag set that parses them.
+type configArgs struct {
+	cfg              runner.Config
+	verbose          int
+	configFile, file string
+	override         bool
+	fs               *ff.FlagSet
+}
+
+// newConfigArgs returns `aiperf config`'s settings with their flag set.
+func newConfigArgs() *configArgs {
+	a := &configArgs{cfg: runner.Defaults()}
+	a.fs = ff.NewFlagSet("Config").SetParent(profileFlags(&a.cfg, &a.verbose, &a.configFile))
+	a.fs.StringVar(&a.file, 'f', "file", "", "the config `FILE`: GenAI-Perf's nested layout or flag names (see docs/config.md)")
+	a.fs.BoolVar(&a.override, 0, "override-config", "let the profile flags given here override the file's values (GenAI-Perf's --override-config)")
+	return a
 }
 
 // newConfigCommand is `aiperf config -f FILE [--override-config FLAGS…]`,
 // GenAI-Perf's `genai-perf config`, with init, validate and expand as
 // AIPerf has them.
 func newConfigCommand(given []string, stdout, stderr io.Writer) *ff.Command {
-	cfg := runner.Defaults()
-	var (
-		verbose          int
-		configFile, file string
-		override         bool
-	)
-	fs := configFlags(&cfg, &verbose, &configFile, &file, &override)
+	a := newConfigArgs()
 	cmd := &ff.Command{
 		Name:      "config",
 		Usage:     "aiperf config -f FILE [--override-config FLAGS...] | aiperf config <init|validate|expand> [flags]",
 		ShortHelp: "run a benchmark from a config file (GenAI-Perf's layout or flag names); init, validate, expand",
-		Flags:     fs,
+		Flags:     a.fs,
 		Subcommands: []*ff.Command{
 			newConfigInitCommand(stdout),
 			newConfigValidateCommand(given, stdout),
@@ -56,21 +61,21 @@ func newConfigCommand(given []string, stdout, stderr io.Writer) *ff.Command {
 		},
 	}
 	cmd.Exec = func(ctx context.Context, rest []string) error {
-		if file == "" {
+		if a.file == "" {
 			return command.Usage(errors.New("-f/--file is required: aiperf config -f FILE (aiperf create-template writes one)"))
 		}
-		if !override {
+		if !a.override {
 			if name, ok := overridingFlag(given); ok {
 				return command.Usage(fmt.Errorf("--%s given without --override-config: to override the config file's values from the command line, add --override-config (as GenAI-Perf requires)", name))
 			}
 		}
-		if err := applyConfigFile(fs, file); err != nil {
+		if err := applyConfigFile(a.fs, a.file); err != nil {
 			return command.Usage(err)
 		}
-		if err := finishProfileConfig(&cfg, fs, verbose, rest, given); err != nil {
+		if err := finishProfileConfig(&a.cfg, a.fs, a.verbose, rest, given); err != nil {
 			return err
 		}
-		return runProfile(ctx, &cfg, stdout, stderr)
+		return runProfile(ctx, &a.cfg, stdout, stderr)
 	}
 	return cmd
 }
@@ -81,13 +86,7 @@ func overridingFlag(args []string) (string, bool) {
 	if len(args) > 0 && args[0] == "config" {
 		args = args[1:]
 	}
-	cfg := runner.Defaults()
-	var (
-		verbose          int
-		configFile, file string
-		override         bool
-	)
-	fs := configFlags(&cfg, &verbose, &configFile, &file, &override)
+	fs := newConfigArgs().fs
 	if fs.Parse(args) != nil {
 		return "", false // the real parse reports it
 	}
