@@ -1,9 +1,16 @@
 package runner
 
 import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aiperf-go/aiperf/mockserver"
+	"github.com/aiperf-go/aiperf/mockserver/mocktest"
 )
 
 // errWant is how a request failure is written in each artifact layout
@@ -83,6 +90,43 @@ func (w errWant) check(t *testing.T, schema string, r jsonRecord) {
 		!strings.Contains(e.Message, w.msg) || e.Cause != w.cause || !slices.Equal(e.CauseChain, chain) {
 		t.Fatalf("1.4 record error %+v (code %v), want type %q, code %d, message with %q, cause %q, cause_chain %q",
 			e, derefInt(e.Code), w.typ, w.code, w.msg, w.cause, chain)
+	}
+}
+
+// checkFailedRun runs 4 requests, 2 at a time, of endpoint type typ
+// (streaming or not) against handler, or the mock with mock's faults when
+// handler is nil, written in schema ("": the default). Every request must
+// fail: the run returns ErrAllFailed, and each of its 4 records holds the
+// error want.
+func checkFailedRun(t *testing.T, typ string, streaming bool, mock mockserver.Config, handler http.HandlerFunc, schema string, want errWant) {
+	t.Helper()
+	url := ""
+	if handler != nil {
+		hs := httptest.NewServer(handler)
+		t.Cleanup(hs.Close)
+		url = hs.URL
+	} else {
+		url = mocktest.Start(t, mock).URL()
+	}
+	cfg := testConfig(t, url)
+	cfg.EndpointType, cfg.Streaming = typ, streaming
+	cfg.Concurrency, cfg.RequestCount = 2, 4
+	if schema != "" {
+		cfg.OutputSchema = schema
+	}
+	res, err := Run(context.Background(), cfg, Options{})
+	if !errors.Is(err, ErrAllFailed) {
+		t.Fatalf("err = %v, want ErrAllFailed", err)
+	}
+	if res.Summary.Valid != 0 || len(res.Summary.Errors) == 0 {
+		t.Fatalf("valid %d, errors %+v", res.Summary.Valid, res.Summary.Errors)
+	}
+	recs := readRecords(t, cfg.ArtifactDir)
+	if len(recs) != 4 {
+		t.Fatalf("%d records, want 4", len(recs))
+	}
+	for _, r := range recs {
+		want.check(t, schema, r)
 	}
 }
 

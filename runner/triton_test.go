@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -102,34 +101,7 @@ func TestTritonFailuresAreRecords(t *testing.T) {
 	} {
 		for _, schema := range []string{"", "1.0"} {
 			t.Run(tc.name+"/schema="+schemaName(schema), func(t *testing.T) {
-				url := ""
-				if tc.handler != nil {
-					hs := httptest.NewServer(tc.handler)
-					t.Cleanup(hs.Close)
-					url = hs.URL
-				} else {
-					url = mocktest.Start(t, tc.mock).URL()
-				}
-				cfg := testConfig(t, url)
-				cfg.EndpointType, cfg.Streaming = tc.typ, tc.streaming
-				cfg.Concurrency, cfg.RequestCount = 2, 4
-				if schema != "" {
-					cfg.OutputSchema = schema
-				}
-				res, err := Run(context.Background(), cfg, Options{})
-				if !errors.Is(err, ErrAllFailed) {
-					t.Fatalf("err = %v, want ErrAllFailed", err)
-				}
-				if res.Summary.Valid != 0 || len(res.Summary.Errors) == 0 {
-					t.Fatalf("valid %d, errors %+v", res.Summary.Valid, res.Summary.Errors)
-				}
-				recs := readRecords(t, cfg.ArtifactDir)
-				if len(recs) != 4 {
-					t.Fatalf("%d records, want 4", len(recs))
-				}
-				for _, r := range recs {
-					tc.want.check(t, schema, r)
-				}
+				checkFailedRun(t, tc.typ, tc.streaming, tc.mock, tc.handler, schema, tc.want)
 			})
 		}
 	}
