@@ -28,7 +28,8 @@ var recordOrder = [...]metricID{
 // metric that has a value (ITL needs OSL >= 2, TTST two content responses,
 // ...); an invalid one gets only error_isl, when its ISL is known. INTERNAL,
 // EXPERIMENTAL and NO_INDIVIDUAL_RECORDS metrics are never included.
-// Compute keeps no state and is safe for concurrent use.
+// Compute keeps no state but a cache of the enabled metrics per
+// configuration (enabledFor), and is safe for concurrent use.
 func Compute(cfg *Config, rec *record.Record) []RecordValue {
 	en := enabledFor(cfg)
 	var c calc
