@@ -364,44 +364,6 @@ func (r *run) writeTimeslices(ctx context.Context, arts *artifacts, acc *timesli
 	return errors.Join(arts.run.Put(ctx, jsonName, js.Bytes()), arts.run.Put(ctx, csvName, csv.Bytes()))
 }
 
-// runPhases runs the phases in order, each in its mode: the profiling phase
-// of a fixed-schedule or user-centric run on its own schedule, a phase with
-// a rate open-loop, the others closed-loop. Consecutive closed-loop phases
-// with the same concurrency and no ramp share their workers, so warmup hands
-// over to profiling without draining.
-func (r *run) runPhases(phases []*phaseRun, late *lateness) {
-	for i := 0; i < len(phases); i++ {
-		ph := phases[i]
-		profiling := ph.spec.phase == record.PhaseProfiling
-		if profiling && r.shard != nil {
-			if r.startErr = r.awaitStart(ph); r.startErr != nil {
-				return
-			}
-		}
-		switch {
-		case profiling && r.fixed != nil:
-			runFixedSchedule(ph, r, r.fixed, late)
-		case profiling && r.cfg.Mode() == ModeUserCentric:
-			r.runUserCentric(ph, late)
-		case ph.spec.rate > 0:
-			runOpenLoop(ph, r.clock, late)
-		default:
-			group := []*phaseRun{ph}
-			for i+1 < len(phases) && r.sharesWorkers(ph, phases[i+1]) {
-				i++
-				group = append(group, phases[i])
-			}
-			runClosedLoop(max(1, ph.spec.concurrency), group, r.clock)
-		}
-	}
-}
-
-// sharesWorkers reports whether closed-loop phase b can run on a's workers.
-func (r *run) sharesWorkers(a, b *phaseRun) bool {
-	bOwn := b.spec.phase == record.PhaseProfiling && (r.fixed != nil || r.cfg.Mode() == ModeUserCentric || r.shard != nil)
-	return !bOwn && b.spec.rate == 0 && b.spec.concurrency == a.spec.concurrency && b.spec.concurrencyRamp == 0
-}
-
 // logFinish logs how the client itself fared: schedule lateness (open loop),
 // back-pressure, CPU use and peak memory.
 func (r *run) logFinish(res *Result, elapsed time.Duration) {
