@@ -86,8 +86,7 @@ func writeFast(w *bufio.Writer, req *http.Request, host, ruri, userAgent string,
 		w.WriteString("\r\n")
 	}
 	w.WriteString("Content-Length: ")
-	var num [20]byte
-	w.Write(strconv.AppendInt(num[:0], req.ContentLength, 10))
+	w.Write(strconv.AppendInt(w.AvailableBuffer(), req.ContentLength, 10))
 	w.WriteString("\r\n")
 	for _, k := range keys {
 		for _, v := range req.Header[k] {
@@ -107,7 +106,7 @@ func writeFast(w *bufio.Writer, req *http.Request, host, ruri, userAgent string,
 	}
 	// As net/http: at most ContentLength bytes are sent, the rest read
 	// and counted only to report the mismatch.
-	n, err := io.Copy(w, &io.LimitedReader{R: req.Body, N: req.ContentLength})
+	n, err := copyBody(w, req.Body, req.ContentLength)
 	if err == nil {
 		var extra int64
 		extra, err = io.Copy(io.Discard, req.Body)
@@ -120,6 +119,33 @@ func writeFast(w *bufio.Writer, req *http.Request, host, ruri, userAgent string,
 		err = fmt.Errorf("http: ContentLength=%d with Body length %d", req.ContentLength, n)
 	}
 	return err
+}
+
+// copyBody copies at most limit bytes of body into w, as io.Copy of an
+// io.LimitReader does, reading straight into w's buffer (no allocation).
+// It returns the bytes copied and the first error other than io.EOF.
+func copyBody(w *bufio.Writer, body io.Reader, limit int64) (int64, error) {
+	var n int64
+	for n < limit {
+		if w.Available() == 0 {
+			if err := w.Flush(); err != nil {
+				return n, err
+			}
+		}
+		buf := w.AvailableBuffer()[:min(int64(w.Available()), limit-n)]
+		k, err := body.Read(buf)
+		if k > 0 {
+			w.Write(buf[:k]) // buf is w's own free space: this only advances it
+			n += int64(k)
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // fastRequestTarget returns the Host header and request URI net/http would

@@ -41,7 +41,8 @@ func fastBytes(t *testing.T, req *http.Request) (string, bool) {
 }
 
 // TestWriteRequestBytes checks the fast writer against a request written
-// out by hand, and against net/http's Request.Write on the same requests.
+// out by hand, and against net/http's Request.Write on the same requests
+// (one with a body several times the 4 KiB write buffer).
 func TestWriteRequestBytes(t *testing.T) {
 	req := newPost(t, "http://127.0.0.1:8000/v1/chat/completions?x=1", `{"a":1}`,
 		"User-Agent", "aiperf/1", "X-Request-ID", "r1", "Accept", "application/json", "Content-Type", "application/json",
@@ -80,6 +81,9 @@ func TestWriteRequestBytes(t *testing.T) {
 			r := newPost(t, "http://h/x", "body")
 			r.Header["user-agent"] = []string{"lower"}
 			return r
+		}},
+		{"body larger than the write buffer", func() *http.Request {
+			return newPost(t, "http://h:1/p", strings.Repeat("0123456789", 1500), "X-A", "1")
 		}},
 		{"PUT, empty value", func() *http.Request {
 			r := newPost(t, "http://h/x", "body", "X-Empty", "")
