@@ -126,11 +126,24 @@ func (e *Endpoint) URLPath(model string, streaming bool) string {
 // as Parse does; types whose messages depend on earlier ones (the Responses
 // API's output_text.done, which repeats its part's deltas) use st. Use one
 // Stream per response stream.
+//
+// The common chat and completions chunk is read by parseFlat, whose stack
+// frames are a few hundred bytes where fastjson's recursion takes ~2.5 KB:
+// a stream's goroutine then stays in a 4 KiB stack (issue 19).
 func (e *Endpoint) ParseStream(st *Stream, data []byte) (resp record.Response, ok bool, err error) {
-	sc, isStream := e.codec.(streamCodec)
-	if !isStream {
-		return e.Parse(data)
+	if sc, isStream := e.codec.(streamCodec); isStream {
+		return parseStreamCodec(sc, st, data)
 	}
+	if resp, ok, done := e.parseFlat(data); done {
+		return resp, ok, nil
+	}
+	return e.Parse(data)
+}
+
+// parseStreamCodec parses data with a stream codec, in a frame of its own.
+//
+//go:noinline
+func parseStreamCodec(sc streamCodec, st *Stream, data []byte) (resp record.Response, ok bool, err error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || string(data) == "[DONE]" {
 		return resp, false, nil
