@@ -70,7 +70,7 @@ func newTransport(maxConns int) *h1.Transport {
 	return &h1.Transport{
 		// Go sets TCP_NODELAY by default.
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dialer.DialContext(ctx, network, addr)
+			c, err := dialAside(ctx, dialer, network, addr)
 			if err != nil || ctx.Value(countConnsKey{}) == nil {
 				return c, err
 			}
@@ -136,54 +136,16 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 		ctx, cancel = context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 	}
-	var (
-		reused bool
-		traced context.Context
-		tr     *tracer
-	)
+	var tr *tracer
 	if s.trace {
 		tr = newTracer(s.clock)
-		traced = tr.context(ctx)
 		defer tr.finish(rec)
-	} else {
-		traced = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-			GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused },
-		})
 	}
-	var resp *http.Response
-	target := s.urls[rec.URLIndex]
-	if s.aws != nil {
-		target = s.aws.target(target, rec.Model)
-	}
-	for {
-		req, err := s.newRequest(traced, rec, target, payload)
-		if err != nil {
-			s.fail(rec, 0, "RequestError", s.errorText(err))
-			return
-		}
-
-		reused = false
-		if tr != nil {
-			tr.reset()
-		}
-		if s.aws != nil { // signing happens before the send stamp
-			if err := s.aws.prepare(ctx, req, payload); err != nil {
-				s.fail(rec, 0, "SigningError", err.Error())
-				return
-			}
-		}
-		rec.StartNS = s.clock.Now()
-		resp, err = s.do(req)
-		if err == nil {
-			break
-		}
-		if tr != nil {
-			reused = tr.reused()
-		}
-		if reused && ctx.Err() == nil && staleConn(err) {
-			continue
-		}
-		s.failErr(ctx, rec, err)
+	// The request goes in a frame of its own, gone before the body is
+	// read: a stream waits for data with only this small frame above
+	// readMessages, in a 4 KiB goroutine stack (issue 19).
+	resp := s.request(ctx, tr, rec, payload)
+	if resp == nil {
 		return
 	}
 	body := tr.gotHeaders(resp.Body)
@@ -192,8 +154,7 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 		resp.Body.Close()
 	}()
 	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(body, maxErrorBody))
-		s.fail(rec, resp.StatusCode, http.StatusText(resp.StatusCode), strings.TrimSpace(string(msg)))
+		s.failStatus(rec, resp.StatusCode, body)
 		return
 	}
 	// Headers are in and the status is a success: stamp the ack before any
@@ -205,15 +166,87 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 	// The body outlives the headers and the request, which a stream would
 	// otherwise keep for its whole length (10,000 streams: ~10 MB).
 	resp.Header, resp.Request = nil, nil
-	if streamed || framed {
+	switch {
+	case framed:
 		rec.Streaming = true
-		if framed {
-			s.readEventStream(ctx, rec, body)
-			return
-		}
+		s.readEventStream(ctx, rec, body)
+	case streamed:
+		rec.Streaming = true
 		s.readStream(ctx, rec, body)
-		return
+	default:
+		s.readWhole(ctx, rec, body)
 	}
+}
+
+// request sends rec's request, again while it fails on stale reused
+// connections (see send), and returns the response with its headers read,
+// or nil after recording the failure on rec. With tr, the request is traced
+// by it; otherwise only whether the connection was reused is watched.
+//
+//go:noinline
+func (s *sender) request(ctx context.Context, tr *tracer, rec *record.Record, payload []byte) *http.Response {
+	var (
+		reused bool
+		traced context.Context
+	)
+	if tr != nil {
+		traced = tr.context(ctx)
+	} else {
+		traced = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused },
+		})
+	}
+	target := s.urls[rec.URLIndex]
+	if s.aws != nil {
+		target = s.aws.target(target, rec.Model)
+	}
+	for {
+		req, err := s.newRequest(traced, rec, target, payload)
+		if err != nil {
+			s.fail(rec, 0, "RequestError", s.errorText(err))
+			return nil
+		}
+
+		reused = false
+		if tr != nil {
+			tr.reset()
+		}
+		if s.aws != nil { // signing happens before the send stamp
+			if err := s.aws.prepare(ctx, req, payload); err != nil {
+				s.fail(rec, 0, "SigningError", err.Error())
+				return nil
+			}
+		}
+		rec.StartNS = s.clock.Now()
+		resp, err := s.do(req)
+		if err == nil {
+			return resp
+		}
+		if tr != nil {
+			reused = tr.reused()
+		}
+		if reused && ctx.Err() == nil && staleConn(err) {
+			continue
+		}
+		s.failErr(ctx, rec, err)
+		return nil
+	}
+}
+
+// failStatus records a response whose status is not 200 OK, with the start
+// of its body as the message.
+//
+//go:noinline
+func (s *sender) failStatus(rec *record.Record, code int, body io.Reader) {
+	msg, _ := io.ReadAll(io.LimitReader(body, maxErrorBody))
+	s.fail(rec, code, http.StatusText(code), strings.TrimSpace(string(msg)))
+}
+
+// readWhole reads and parses a whole (non-streamed) body, then polls for
+// the result when the endpoint is polled.
+//
+//go:noinline
+func (s *sender) readWhole(ctx context.Context, rec *record.Record, body io.Reader) {
 	data, err := io.ReadAll(body)
 	end := s.clock.Now()
 	if err != nil {

@@ -147,9 +147,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, trace *httptrace.ClientTrace) (*http.Response, error) {
 	out := req
 	if t.DisableKeepAlives && !req.Close {
-		r := *req // Request.Write then sends "Connection: close"
-		r.Close = true
-		out = &r
+		out = closing(req)
 	}
 	// Request.Write (and writeRequest, its fast path) calls the
 	// WroteHeaders and WroteRequest hooks and closes the body.
@@ -193,8 +191,7 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, tr
 	}
 
 	if tc, ok := c.nc.(*tls.Conn); ok {
-		st := tc.ConnectionState()
-		resp.TLS = &st
+		resp.TLS = tlsState(tc)
 	}
 	keep := !t.DisableKeepAlives && !resp.Close && !wantsClose(req) &&
 		resp.StatusCode != http.StatusSwitchingProtocols
@@ -204,6 +201,26 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, tr
 	}
 	resp.Body = &body{rc: resp.Body, t: t, c: c, ctx: ctx, trace: trace, keep: keep}
 	return resp, nil
+}
+
+// closing returns a copy of req marked Close (Request.Write then sends
+// "Connection: close"). It and tlsState keep their large values out of
+// exchange's frame, which every request's goroutine stack holds while it
+// reads the response head (issue 19: a stream's stack stays 4 KiB).
+//
+//go:noinline
+func closing(req *http.Request) *http.Request {
+	r := *req
+	r.Close = true
+	return &r
+}
+
+// tlsState returns the connection state of tc.
+//
+//go:noinline
+func tlsState(tc *tls.Conn) *tls.ConnectionState {
+	st := tc.ConnectionState()
+	return &st
 }
 
 // release ends c's use by a request whose response was read to its end:
