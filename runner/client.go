@@ -66,11 +66,11 @@ type sender struct {
 // traced request count their bytes (countingConn), and so are read through
 // a held buffer.
 func newTransport(maxConns int) *h1.Transport {
-	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	dialer := newAsideDialer(&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}, maxDialsInFlight)
 	return &h1.Transport{
 		// Go sets TCP_NODELAY by default.
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := dialAside(ctx, dialer, network, addr)
+			c, err := dialer.dial(ctx, network, addr)
 			if err != nil || ctx.Value(countConnsKey{}) == nil {
 				return c, err
 			}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/aiperf-go/aiperf/internal/exepages"
 	"github.com/aiperf-go/aiperf/internal/gcfloor"
 
 	"golang.org/x/term"
@@ -44,6 +45,9 @@ func runProfile(ctx context.Context, cfg *runner.Config, stdout, stderr io.Write
 		floor = gcfloor.Default
 	}
 	defer gcfloor.Start(floor)()
+	// The executable's image in base pages: only the code a run touches
+	// stays resident (10,000 streams: 56 -> 48 MB of the peak, issue 19).
+	_, _ = exepages.MapSmall()
 	multi := multirun.Needed(cfg)
 	if multi {
 		// Before any run starts: a dashboard cannot span several runs.
