@@ -1,6 +1,6 @@
 // Package gcfloor keeps Go's garbage collector from running while a
 // process's heap is small, and from holding more garbage than live data
-// once it is large. A load generator (and the mock server beside it) has a
+// once it is large (a quarter of the live heap above 32 MiB). A load generator (and the mock server beside it) has a
 // small live heap, tens of MB, and allocates fast, so at GOGC=100 it
 // collects several times a second; each collection's mark phase, run on a
 // quarter of the CPUs, holds other goroutines, the open-loop pacer among
@@ -23,10 +23,9 @@ const Default = 200 << 20
 
 // floor is a started floor. Every pollEvery it sets GOGC so that the next
 // heap goal plus the goroutine stacks is at least bytes. Above the floor
-// the heap may hold as much garbage as it holds live data, as GOGC=100
-// meant before Go 1.18 counted stacks and globals in the base: a runner
-// with 10,000 open streams has tens of MB of stacks, which allocate
-// nothing and so earn no headroom (see headroomPercent).
+// the heap may hold garbageCap's garbage: a runner with 10,000 open
+// streams has tens of MB of stacks, which allocate nothing and so earn no
+// headroom (see headroomPercent).
 //
 // It polls rather than waiting for collections because the runtime
 // applies GOGC to stack growth as it happens: a GOGC raised for a small
@@ -55,13 +54,13 @@ var (
 )
 
 // Start keeps the heap goal plus the goroutine stacks at bytes or more,
-// and the garbage above that floor at most the live heap, adjusting GOGC
+// and the garbage above that floor at most garbageCap, adjusting GOGC
 // every pollEvery on a goroutine of its own; it returns a stop function
 // (idempotent) that ends the goroutine and restores the previous GOGC.
 // Calls nest: the floor of the first Start holds until the last stop. A
 // GOGC environment variable turns it off: the user's setting wins. In a
 // container with a memory limit, the floor is at most a quarter of it.
-// Start(0) sets no floor: only the garbage is capped at the live heap.
+// Start(0) sets no floor: only the garbage is capped.
 func Start(bytes uint64) (stop func()) {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return func() {}
@@ -132,23 +131,42 @@ func (g *floor) derive() int {
 // whose stacks dwarf its heap would collect too often for the little
 // garbage it makes; maxPercent is where raising it stops mattering.
 const (
-	minPercent = 50
+	minPercent = 25
 	maxPercent = 10000
 )
 
+// garbageKnee is the live heap up to which the garbage may grow as large
+// as the live heap, as GOGC=100 allowed before Go 1.18 counted stacks and
+// globals in the base. Above it each further byte of live heap earns a
+// quarter byte of garbage: a runner's large live heap is its open streams
+// (10,000 streams: ~70 MB, and ~40 MB of stacks beside it), which
+// allocate little while they wait, so doubling it bought little CPU for
+// 70 MB of peak RSS (issue 19; BENCHMARKS.md). A small heap, where the
+// garbage collector's CPU matters (tens of thousands of requests a
+// second), keeps its full headroom.
+const garbageKnee = 32 << 20
+
+// garbageCap returns the garbage the heap may hold above live.
+func garbageCap(live uint64) uint64 {
+	if live <= garbageKnee {
+		return live
+	}
+	return garbageKnee + (live-garbageKnee)/4
+}
+
 // headroomPercent returns the GOGC whose next heap goal, live + (live +
-// roots) * GOGC/100, leaves room for max(floor - live - stacks, live)
-// bytes of garbage: the heap goal plus the stacks reach the floor, and
-// above it the heap may double, as at GOGC=100 without roots in the
-// base. roots are the scanned stack and global bytes (the runtime's
-// base beside live); stacks are the bytes the stacks occupy. The result
-// is within [minPercent, maxPercent]; 100 when nothing is known.
+// roots) * GOGC/100, leaves room for max(floor - live - stacks,
+// garbageCap(live)) bytes of garbage: the heap goal plus the stacks reach
+// the floor, and above it the heap may hold garbageCap's garbage. roots
+// are the scanned stack and global bytes (the runtime's base beside
+// live); stacks are the bytes the stacks occupy. The result is within
+// [minPercent, maxPercent]; 100 when nothing is known.
 func headroomPercent(floor, live, roots, stacks uint64) int {
 	base := live + roots
 	if base == 0 {
 		return 100
 	}
-	headroom := live
+	headroom := garbageCap(live)
 	if live+stacks < floor {
 		headroom = max(headroom, floor-live-stacks)
 	}

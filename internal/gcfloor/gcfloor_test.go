@@ -63,13 +63,19 @@ func TestHeadroomPercent(t *testing.T) {
 		// goal, 198 MB, plus 2 MB of stacks is the floor.
 		{"small heap: goal plus stacks at the floor", 200 * mb, 10 * mb, 2 * mb, 2 * mb, 1566},
 		// 10,000 streams: 90 MB live, 36 MB of scanned stacks, 82 MB of
-		// stacks. The floor leaves 28 MB, less than the live heap, so
-		// the garbage is 90 MB over a base of 126 MB: 71%.
-		{"many stacks: garbage up to the live heap", 200 * mb, 90 * mb, 36 * mb, 82 * mb, 71},
-		{"no roots: GOGC=100", 200 * mb, 300 * mb, 0, 0, 100},
-		{"large heap, few roots", 200 * mb, 300 * mb, 3 * mb, 1 * mb, 99},
+		// stacks. The floor leaves 28 MB, less than the garbage cap of
+		// 32 + (90-32)/4 = 46.5 MB, over a base of 126 MB: 36%.
+		{"many stacks: garbage up to the cap", 200 * mb, 90 * mb, 36 * mb, 82 * mb, 36},
+		// At the knee the cap is the live heap: 32 MB over 32 MB.
+		{"no roots, at the knee: GOGC=100", 0, 32 * mb, 0, 0, 100},
+		// 300 MB live: 32 + 268/4 = 99 MB of garbage over 300 MB: 33%.
+		{"no roots, large heap: a third", 200 * mb, 300 * mb, 0, 0, 33},
+		// 99 MB over 303 MB: 32%.
+		{"large heap, few roots", 200 * mb, 300 * mb, 3 * mb, 1 * mb, 32},
 		{"stacks dwarf the heap: the minimum", 200 * mb, 10 * mb, 200 * mb, 400 * mb, minPercent},
 		{"tiny heap under a huge floor: the maximum", 1 << 40, 1 * mb, 0, 0, maxPercent},
+		// 20 MB live and 40 MB of roots, no floor: 20 MB over 60 MB.
+		{"closed loop, small heap: garbage up to the live heap", 0, 20 * mb, 40 * mb, 40 * mb, 33},
 		{"nothing known", 200 * mb, 0, 0, 0, 100},
 	} {
 		if got := headroomPercent(tc.floor, tc.live, tc.roots, tc.stacks); got != tc.want {
