@@ -41,9 +41,15 @@ tokenizers: $(TOKLIB) ## build the Hugging Face tokenizer library (once per vers
 tokenizer-testdata: ## Llama 3 and Qwen3 tokenizers and ground-truth ids for the tests (once)
 	./scripts/tokenizers.sh testdata >/dev/null
 
+# Each binary is linked to a temporary file, then installed (copied), as `go install`, an
+# image's COPY or a package does: the linker writes its output through a memory map, and
+# Linux 6.x keeps that file's page cache in 2 MiB folios, which it maps whole, so a freshly
+# linked aiperf shows ~23 MB more resident memory than an installed one (BENCHMARKS.md, issue 19).
 build: tokenizers ## build bin/aiperf and bin/aiperf-report (both cgo: HF tokenizers, DuckDB)
-	$(GO) build -tags $(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/aiperf ./cmd/aiperf
-	$(GO) build -tags $(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/aiperf-report ./cmd/aiperf-report
+	$(GO) build -tags $(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/.aiperf.link ./cmd/aiperf
+	install -m 0755 bin/.aiperf.link bin/aiperf && rm bin/.aiperf.link
+	$(GO) build -tags $(TAGS) -trimpath -ldflags '$(LDFLAGS)' -o bin/.aiperf-report.link ./cmd/aiperf-report
+	install -m 0755 bin/.aiperf-report.link bin/aiperf-report && rm bin/.aiperf-report.link
 
 demo: build ## start the mock server, run a real benchmark, show the results
 	./scripts/demo.sh
