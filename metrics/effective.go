@@ -81,7 +81,7 @@ func (l *sweepLog) window(conc step) (float64, float64) {
 	if s, e, ok := l.windowed(); ok {
 		return float64(s), float64(e)
 	}
-	return conc.ts[0], conc.ts[len(conc.ts)-1]
+	return conc[0].t, conc[len(conc)-1].t
 }
 
 // sweepSpec is one sweep-line metric, in AIPerf's order.
@@ -123,32 +123,15 @@ var sweepMissing = []string{"p1", "p5", "p10", "p25", "p75", "count", "sum"}
 // results returns the 14 sweep-line results over the window, or over in
 // when not nil; nil without records.
 func (l *sweepLog) results(in *[2]float64) []Result {
-	ivs := l.ivs
-	conc := concurrencySweep(ivs, ivStart, ivEnd)
-	if len(conc.ts) == 0 {
+	conc := lastAtEachTime(concurrencySweep(l.ivs, ivStart, ivEnd, 0))
+	if len(conc) == 0 {
 		return nil
 	}
-	genConc := concurrencySweep(ivs, ivGen, ivEnd)
-	pfConc := concurrencySweep(ivs, ivStart, ivGen)
-	decode, inFlight := decodeSweep(ivs), tokensInFlightSweep(ivs)
-	if l.icl.any() {
-		decode, inFlight = decodeSweepICL(ivs, &l.icl), tokensInFlightSweepICL(ivs, &l.icl)
-	}
-	prefill, total := prefillSweep(ivs), totalSweep(ivs)
-	decodeUser, prefillUser := divideSteps(decode, genConc), divideSteps(prefill, pfConc)
-
 	ws, we := l.window(conc)
 	if in != nil {
 		ws, we = in[0], in[1]
 	}
-	stats := [len(sweepSpecs)]sweepStats{
-		timeWeighted(conc, ws, we), timeWeighted(decode, ws, we), timeWeighted(prefill, ws, we),
-		timeWeighted(genConc, ws, we), timeWeighted(pfConc, ws, we), timeWeighted(total, ws, we),
-		timeWeighted(decodeUser, ws, we), timeWeighted(prefillUser, ws, we), timeWeighted(inFlight, ws, we),
-		activeWeighted(decode, genConc, ws, we), activeWeighted(prefill, pfConc, ws, we),
-		activeWeighted(decodeUser, genConc, ws, we), activeWeighted(prefillUser, pfConc, ws, we),
-		activeWeighted(total, conc, ws, we),
-	}
+	stats := l.stats(conc, ws, we)
 	out := make([]Result, len(sweepSpecs))
 	for i, sp := range sweepSpecs {
 		st, f := stats[i], sp.scale
@@ -161,6 +144,57 @@ func (l *sweepLog) results(in *[2]float64) []Result {
 		out[i] = r
 	}
 	return out
+}
+
+// stats returns the statistics of the 14 sweeps over [ws, we], in
+// sweepSpecs' order. Each large curve is built when the ones before it are
+// no longer needed (a curve's last use ends its life), keeps one point per
+// time, and the per-user curves are divided in place of their numerators,
+// so at most a rate curve and the shared segment array are large at once.
+func (l *sweepLog) stats(conc step, ws, we float64) [len(sweepSpecs)]sweepStats {
+	ivs := l.ivs
+	var st [len(sweepSpecs)]sweepStats
+	sc := &scratch{}
+	genConc := lastAtEachTime(concurrencySweep(ivs, ivGen, ivEnd, 0))
+	pfConc := lastAtEachTime(concurrencySweep(ivs, ivStart, ivGen, 0))
+	st[0] = timeWeighted(conc, ws, we, sc)
+	st[3] = timeWeighted(genConc, ws, we, sc)
+	st[4] = timeWeighted(pfConc, ws, we, sc)
+
+	total := lastAtEachTime(totalSweep(ivs))
+	st[5] = timeWeighted(total, ws, we, sc)
+	st[13] = activeWeighted(total, conc, ws, we, sc)
+
+	prefill := lastAtEachTime(prefillSweep(ivs, len(pfConc)))
+	st[2] = timeWeighted(prefill, ws, we, sc)
+	st[10] = activeWeighted(prefill, pfConc, ws, we, sc)
+	prefillUser := divideSteps(prefill, pfConc)
+	st[7] = timeWeighted(prefillUser, ws, we, sc)
+	st[12] = activeWeighted(prefillUser, pfConc, ws, we, sc)
+
+	var decode step
+	if l.icl.any() {
+		decode = decodeSweepICL(ivs, &l.icl, len(genConc))
+	} else {
+		decode = decodeSweep(ivs, len(genConc))
+	}
+	decode = lastAtEachTime(decode)
+	// The largest segment array: decodeUser's active statistics.
+	sc.take(len(decode) + 2*len(genConc) + 1)
+	st[1] = timeWeighted(decode, ws, we, sc)
+	st[9] = activeWeighted(decode, genConc, ws, we, sc)
+	decodeUser := divideSteps(decode, genConc)
+	st[6] = timeWeighted(decodeUser, ws, we, sc)
+	st[11] = activeWeighted(decodeUser, genConc, ws, we, sc)
+
+	var inFlight step
+	if l.icl.any() {
+		inFlight = tokensInFlightSweepICL(ivs, &l.icl)
+	} else {
+		inFlight = tokensInFlightSweep(ivs)
+	}
+	st[8] = timeWeighted(lastAtEachTime(inFlight), ws, we, sc)
+	return st
 }
 
 // SweepResults returns the 14 sweep-line results of the records added so

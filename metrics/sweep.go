@@ -4,88 +4,184 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"sort"
 )
 
 // The sweep-line curves behind AIPerf 0.13's effective_* and active_*
 // metrics (aiperf/analysis/sweepline.py, sweepline_kv_cache.py). Each curve
-// is a step function: vals[i] holds from ts[i] until ts[i+1]. A curve is
-// built from (timestamp, delta) events sorted by time, ends (delta <= 0)
-// before starts at equal times, and summed cumulatively. NaN marks a missing
-// timestamp or token count; an interval with any NaN input is left out.
+// is a step function: point i's value holds from its time until point
+// i+1's. A curve is built from (timestamp, delta) events sorted by time,
+// ends (delta <= 0) before starts at equal times, and summed cumulatively.
+// NaN marks a missing timestamp or token count; an interval with any NaN
+// input is left out, so a curve's times are never NaN.
+//
+// The curves of a 10,000-stream run hold about a million points, so they
+// are built with as little memory as their values allow (issue 19): the
+// events are counted first and written into one exactly sized array, which
+// sweepEvents sorts and turns into the curve in place, and divideSteps
+// writes its quotient over its numerator.
 
-// step is a step function; ts is sorted ascending.
-type step struct {
-	ts, vals []float64
+// point is one step of a curve: the value v from time t on. While a curve
+// is being built, v is the event's delta instead.
+type point struct{ t, v float64 }
+
+// step is a step function, its points sorted by time ascending.
+type step []point
+
+// events collects a sweep's events in up to four groups that follow one
+// another in the curve's event order (AIPerf concatenates its arrays so).
+// collect runs a generator twice over it: the first pass only counts each
+// group, the second writes every event to its place.
+type events struct {
+	next [4]int
+	pts  []point
 }
 
-// event is one (timestamp, delta) of a sweep.
-type event struct{ t, d float64 }
-
-// sweepEvents sorts events by time, ends before starts at ties (stable
-// otherwise, as np.lexsort is), and returns their running sum. Running sums
-// smaller than 1e-9 of the largest magnitude are snapped to zero, as AIPerf
-// does to hide the roundoff of cancelling large +/- pairs.
-func sweepEvents(ev []event) step {
-	if len(ev) == 0 {
-		return step{}
+// add records event (t, d) in group g.
+func (e *events) add(g int, t, d float64) {
+	if e.pts != nil {
+		e.pts[e.next[g]] = point{t, d}
 	}
-	kind := func(e event) int {
-		if e.d > 0 {
+	e.next[g]++
+}
+
+// collect returns the events gen adds, group by group, in an array with
+// room for extra more points (so divideSteps can reuse it).
+func collect(room int, gen func(*events)) []point {
+	var count, fill events
+	gen(&count)
+	n := 0
+	for g, k := range count.next {
+		fill.next[g] = n
+		n += k
+	}
+	fill.pts = make([]point, n, n+room)
+	gen(&fill)
+	return fill.pts
+}
+
+// sweepEvents sorts events (delta in v) by time, ends before starts at ties
+// (stable otherwise, as np.lexsort is), and turns each delta into the
+// running sum in place. Running sums smaller than 1e-9 of the largest
+// magnitude are snapped to zero, as AIPerf does to hide the roundoff of
+// cancelling large +/- pairs.
+func sweepEvents(ev []point) step {
+	if len(ev) == 0 {
+		return nil
+	}
+	kind := func(e point) int {
+		if e.v > 0 {
 			return 1
 		}
 		return 0
 	}
-	slices.SortStableFunc(ev, func(a, b event) int {
+	slices.SortStableFunc(ev, func(a, b point) int {
 		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(kind(a), kind(b)))
 	})
-	s := step{ts: make([]float64, len(ev)), vals: make([]float64, len(ev))}
 	sum, maxAbs := 0.0, 0.0
-	for i, e := range ev {
-		sum += e.d
-		s.ts[i], s.vals[i] = e.t, sum
+	for i := range ev {
+		sum += ev[i].v
+		ev[i].v = sum
 		maxAbs = max(maxAbs, math.Abs(sum))
 	}
 	if maxAbs > 0 {
-		for i, v := range s.vals {
-			if math.Abs(v) < 1e-9*maxAbs {
-				s.vals[i] = 0
+		for i := range ev {
+			if math.Abs(ev[i].v) < 1e-9*maxAbs {
+				ev[i].v = 0
 			}
 		}
 	}
-	return s
+	return ev
 }
 
-// at returns the step function's value at t (0 before its first event).
-func (s step) at(t float64) float64 {
-	i := sort.Search(len(s.ts), func(i int) bool { return s.ts[i] > t }) - 1
-	if i < 0 {
+// valueBefore returns the value s holds just after its first i points
+// (0 before its first point).
+func (s step) valueBefore(i int) float64 {
+	if i == 0 {
 		return 0
 	}
-	return s.vals[i]
+	return s[i-1].v
 }
 
-// mergedTimes returns the sorted union of the two curves' timestamps.
-func mergedTimes(a, b []float64) []float64 {
-	m := append(slices.Clone(a), b...)
-	slices.Sort(m)
-	return slices.Compact(m)
-}
-
-// divideSteps returns num/den on the merged timestamps, 0 where den <= 0,
-// and an empty curve when either is empty.
-func divideSteps(num, den step) step {
-	if len(num.ts) == 0 || len(den.ts) == 0 {
-		return step{}
-	}
-	ts := mergedTimes(num.ts, den.ts)
-	out := step{ts: ts, vals: make([]float64, len(ts))}
-	for i, t := range ts {
-		if d := den.at(t); d > 0 {
-			out.vals[i] = num.at(t) / d
+// lastAtEachTime drops, in place, every point that another follows at
+// the same time: such a point holds for no time, so no statistic, quotient
+// or value at a time sees it. Chunk-timed curves halve (a chunk's end is
+// the next chunk's start).
+func lastAtEachTime(s step) step {
+	k := 0
+	for i := range s {
+		if i+1 < len(s) && s[i+1].t == s[i].t {
+			continue
 		}
+		s[k] = s[i]
+		k++
 	}
-	return out
+	return s[:k]
+}
+
+// divideSteps returns num/den on the sorted union of their times, 0 where
+// den <= 0, and an empty curve when either is empty. It consumes num: the
+// quotient is written over num's array, which is grown (copied) unless it
+// has room for len(den) more points.
+//
+// The union is walked from its end, so quotient point k (of m) goes to
+// index len(num)+len(den)-m+k. Every point written has consumed at least
+// one input point, so that index stays above every num point not yet read.
+func divideSteps(num, den step) step {
+	n, nd := len(num), len(den)
+	if n == 0 || nd == 0 {
+		return nil
+	}
+	m := unionLen(num, den)
+	buf := slices.Grow(num, nd)[:n+nd]
+	i, j := n-1, nd-1
+	for k := m - 1; k >= 0; k-- {
+		var t float64
+		switch {
+		case i < 0:
+			t = den[j].t
+		case j < 0:
+			t = buf[i].t
+		default:
+			t = max(buf[i].t, den[j].t)
+		}
+		nv, dv := step(buf[:n]).valueBefore(i+1), den.valueBefore(j+1)
+		for i >= 0 && buf[i].t == t {
+			i--
+		}
+		for j >= 0 && den[j].t == t {
+			j--
+		}
+		v := 0.0
+		if dv > 0 {
+			v = nv / dv
+		}
+		buf[n+nd-m+k] = point{t, v}
+	}
+	return buf[n+nd-m:]
+}
+
+// unionLen returns how many distinct times a and b hold together.
+func unionLen(a, b step) int {
+	m, i, j := 0, 0, 0
+	for i < len(a) || j < len(b) {
+		var t float64
+		switch {
+		case i == len(a):
+			t = b[j].t
+		case j == len(b):
+			t = a[i].t
+		default:
+			t = min(a[i].t, b[j].t)
+		}
+		for i < len(a) && a[i].t == t {
+			i++
+		}
+		for j < len(b) && b[j].t == t {
+			j++
+		}
+		m++
+	}
+	return m
 }
 
 // interval is one request as the sweeps see it, in base units (ns,
@@ -99,17 +195,18 @@ type interval struct {
 func isNum(v float64) bool { return !math.IsNaN(v) }
 
 // concurrencySweep is the number of intervals [from(iv), to(iv)) in
-// flight over time; intervals with a NaN bound are left out.
-func concurrencySweep(ivs []interval, from, to func(*interval) float64) step {
-	var starts, ends []event
-	for i := range ivs {
-		a, b := from(&ivs[i]), to(&ivs[i])
-		if isNum(a) && isNum(b) {
-			starts = append(starts, event{a, 1})
-			ends = append(ends, event{b, -1})
+// flight over time; intervals with a NaN bound are left out. The curve
+// has room for room more points.
+func concurrencySweep(ivs []interval, from, to func(*interval) float64, room int) step {
+	return sweepEvents(collect(room, func(e *events) {
+		for i := range ivs {
+			a, b := from(&ivs[i]), to(&ivs[i])
+			if isNum(a) && isNum(b) {
+				e.add(0, a, 1)
+				e.add(1, b, -1)
+			}
 		}
-	}
-	return sweepEvents(append(starts, ends...))
+	}))
 }
 
 // decodeRate returns a request's uniform decode rate (osl-1)/(end-gen) in
@@ -126,23 +223,22 @@ func decodeRate(iv *interval) (float64, bool) {
 // tokens/ns, or false when it has no prefill phase.
 func prefillRate(iv *interval) (float64, bool) {
 	dur := iv.gen - iv.start
-	if !isNum(iv.start) || !isNum(iv.gen) || !isNum(iv.isl) || !(dur > 0) {
+	if !isNum(iv.start) || !isNum(iv.isl) || !isNum(iv.gen) || !(dur > 0) {
 		return 0, false
 	}
 	return iv.isl / dur, true
 }
 
-// rateEvents appends +rate at from and -rate at to for every interval
-// rate accepts, starts first then ends, as AIPerf concatenates them.
-func rateEvents(ev []event, ivs []interval, rate func(*interval) (float64, bool), from, to func(*interval) float64) []event {
-	var ends []event
+// rateEvents adds +rate at from (group g) and -rate at to (group g+1) for
+// every interval rate accepts: starts first then ends, as AIPerf
+// concatenates them.
+func rateEvents(e *events, g int, ivs []interval, rate func(*interval) (float64, bool), from, to func(*interval) float64) {
 	for i := range ivs {
 		if r, ok := rate(&ivs[i]); ok {
-			ev = append(ev, event{from(&ivs[i]), r})
-			ends = append(ends, event{to(&ivs[i]), -r})
+			e.add(g, from(&ivs[i]), r)
+			e.add(g+1, to(&ivs[i]), -r)
 		}
 	}
-	return append(ev, ends...)
 }
 
 func ivStart(iv *interval) float64 { return iv.start }
@@ -150,51 +246,59 @@ func ivGen(iv *interval) float64   { return iv.gen }
 func ivEnd(iv *interval) float64   { return iv.end }
 
 // decodeSweep is the output-token throughput (tokens/ns) with each request
-// generating (osl-1) tokens uniformly over [gen, end).
-func decodeSweep(ivs []interval) step {
-	return sweepEvents(rateEvents(nil, ivs, decodeRate, ivGen, ivEnd))
+// generating (osl-1) tokens uniformly over [gen, end), with room for room
+// more points.
+func decodeSweep(ivs []interval, room int) step {
+	return sweepEvents(collect(room, func(e *events) {
+		rateEvents(e, 0, ivs, decodeRate, ivGen, ivEnd)
+	}))
 }
 
 // prefillSweep is the input-token throughput (tokens/ns) with each request
-// prefilling isl tokens uniformly over [start, gen).
-func prefillSweep(ivs []interval) step {
-	return sweepEvents(rateEvents(nil, ivs, prefillRate, ivStart, ivGen))
+// prefilling isl tokens uniformly over [start, gen), with room for room
+// more points.
+func prefillSweep(ivs []interval, room int) step {
+	return sweepEvents(collect(room, func(e *events) {
+		rateEvents(e, 0, ivs, prefillRate, ivStart, ivGen)
+	}))
 }
 
 // totalSweep is prefillSweep plus the uniform decodeSweep in one pass.
 func totalSweep(ivs []interval) step {
-	ev := rateEvents(nil, ivs, prefillRate, ivStart, ivGen)
-	return sweepEvents(rateEvents(ev, ivs, decodeRate, ivGen, ivEnd))
+	return sweepEvents(collect(0, func(e *events) {
+		rateEvents(e, 0, ivs, prefillRate, ivStart, ivGen)
+		rateEvents(e, 2, ivs, decodeRate, ivGen, ivEnd)
+	}))
 }
 
 // tokensInFlightSweep is the tokens a server holds (KV cache): isl from
 // start while prefilling, plus osl from gen until end.
 func tokensInFlightSweep(ivs []interval) step {
-	var pf, gn, ends []event
-	for i := range ivs {
-		iv := &ivs[i]
-		hasPF := isNum(iv.start) && isNum(iv.isl) && isNum(iv.gen) && iv.gen > iv.start
-		hasGen := isNum(iv.gen) && isNum(iv.osl) && iv.end-iv.gen > 0
-		if hasPF {
-			pf = append(pf, event{iv.start, iv.isl})
-		}
-		if hasGen {
-			gn = append(gn, event{iv.gen, iv.osl})
-		}
-		if !isNum(iv.end) {
-			continue
-		}
-		switch {
-		case hasPF && hasGen:
-			ends = append(ends, event{iv.end, -(iv.isl + iv.osl)})
-		case hasPF:
-			ends = append(ends, event{iv.end, -iv.isl})
-		case hasGen:
-			ends = append(ends, event{iv.end, -iv.osl})
-		}
-	}
 	// AIPerf emits the end events in three groups (both, input only,
 	// generation only); the order only matters at equal timestamps of
 	// equal sign, where it cannot change a held value.
-	return sweepEvents(append(append(pf, gn...), ends...))
+	return sweepEvents(collect(0, func(e *events) {
+		for i := range ivs {
+			iv := &ivs[i]
+			hasPF := isNum(iv.start) && isNum(iv.isl) && isNum(iv.gen) && iv.gen > iv.start
+			hasGen := isNum(iv.gen) && isNum(iv.osl) && iv.end-iv.gen > 0
+			if hasPF {
+				e.add(0, iv.start, iv.isl)
+			}
+			if hasGen {
+				e.add(1, iv.gen, iv.osl)
+			}
+			if !isNum(iv.end) {
+				continue
+			}
+			switch {
+			case hasPF && hasGen:
+				e.add(2, iv.end, -(iv.isl + iv.osl))
+			case hasPF:
+				e.add(2, iv.end, -iv.isl)
+			case hasGen:
+				e.add(2, iv.end, -iv.osl)
+			}
+		}
+	}))
 }

@@ -24,41 +24,41 @@ func (s *iclSet) any() bool { return len(s.icl) > 0 }
 
 // decodeSweepICL is the output-token throughput (tokens/ns) with request
 // i's (osl-1) tokens shared equally by its non-zero chunk gaps, each gap's
-// share spread uniformly over the gap. Requests without gaps contribute
-// nothing.
-func decodeSweepICL(ivs []interval, s *iclSet) step {
-	var starts, ends []event
-	for i := range ivs {
-		iv := &ivs[i]
-		gaps := s.of(i)
-		if len(gaps) == 0 || !isNum(iv.gen) || !isNum(iv.osl) || !(iv.osl >= 1) {
-			continue
-		}
-		nonzero := 0
-		for _, g := range gaps {
-			if g > 0 {
-				nonzero++
+// share spread uniformly over the gap, with room for room more points.
+// Requests without gaps contribute nothing.
+func decodeSweepICL(ivs []interval, s *iclSet, room int) step {
+	return sweepEvents(collect(room, func(e *events) {
+		for i := range ivs {
+			iv := &ivs[i]
+			gaps := s.of(i)
+			if len(gaps) == 0 || !isNum(iv.gen) || !isNum(iv.osl) || !(iv.osl >= 1) {
+				continue
+			}
+			nonzero := 0
+			for _, g := range gaps {
+				if g > 0 {
+					nonzero++
+				}
+			}
+			if nonzero == 0 {
+				continue
+			}
+			perGap := (iv.osl - 1) / float64(nonzero)
+			cs := 0.0
+			for _, g := range gaps {
+				// gen + (the gaps' running sum), not a running sum of
+				// timestamps: with epoch ns, each addition rounds to 256
+				// ns, and AIPerf adds the gaps up first.
+				cs += g
+				at := iv.gen + cs
+				if g > 0 {
+					r := perGap / g
+					e.add(0, at-g, r)
+					e.add(1, at, -r)
+				}
 			}
 		}
-		if nonzero == 0 {
-			continue
-		}
-		perGap := (iv.osl - 1) / float64(nonzero)
-		cs := 0.0
-		for _, g := range gaps {
-			// gen + (the gaps' running sum), not a running sum of
-			// timestamps: with epoch ns, each addition rounds to 256 ns,
-			// and AIPerf adds the gaps up first.
-			cs += g
-			at := iv.gen + cs
-			if g > 0 {
-				r := perGap / g
-				starts = append(starts, event{at - g, r})
-				ends = append(ends, event{at, -r})
-			}
-		}
-	}
-	return sweepEvents(append(starts, ends...))
+	}))
 }
 
 // tokensInFlightSweepICL is tokensInFlightSweep with the output tokens
@@ -66,46 +66,46 @@ func decodeSweepICL(ivs []interval, s *iclSet) step {
 // end of each gap (moved to just before end when a gap's sum overshoots
 // it). A request without usable gaps holds only its input tokens.
 func tokensInFlightSweepICL(ivs []interval, s *iclSet) step {
-	var ttft, chunks, pf, ends []event
-	for i := range ivs {
-		iv := &ivs[i]
-		gaps := s.of(i)
-		hasICL := false
-		if isNum(iv.gen) && isNum(iv.osl) && iv.osl >= 1 && len(gaps) > 0 {
-			per := (iv.osl - 1) / float64(len(gaps))
-			cs := 0.0
-			for _, g := range gaps {
-				cs += g
-				if g < 0 {
-					continue
+	// The events go in four groups: first tokens, chunks, prefills, ends.
+	return sweepEvents(collect(0, func(e *events) {
+		for i := range ivs {
+			iv := &ivs[i]
+			gaps := s.of(i)
+			hasICL := false
+			if isNum(iv.gen) && isNum(iv.osl) && iv.osl >= 1 && len(gaps) > 0 {
+				per := (iv.osl - 1) / float64(len(gaps))
+				cs := 0.0
+				for _, g := range gaps {
+					cs += g
+					if g < 0 {
+						continue
+					}
+					t := iv.gen + cs
+					if isNum(iv.end) && t >= iv.end {
+						t = math.Nextafter(iv.end, math.Inf(-1))
+					}
+					e.add(1, t, per)
+					hasICL = true
 				}
-				t := iv.gen + cs
-				if isNum(iv.end) && t >= iv.end {
-					t = math.Nextafter(iv.end, math.Inf(-1))
-				}
-				chunks = append(chunks, event{t, per})
-				hasICL = true
+			}
+			if hasICL {
+				e.add(0, iv.gen, 1)
+			}
+			hasPF := isNum(iv.start) && isNum(iv.isl) && isNum(iv.gen) && iv.gen > iv.start
+			if hasPF {
+				e.add(2, iv.start, iv.isl)
+			}
+			if !isNum(iv.end) {
+				continue
+			}
+			switch {
+			case hasPF && hasICL:
+				e.add(3, iv.end, -(iv.isl + iv.osl))
+			case hasPF:
+				e.add(3, iv.end, -iv.isl)
+			case hasICL:
+				e.add(3, iv.end, -iv.osl)
 			}
 		}
-		if hasICL {
-			ttft = append(ttft, event{iv.gen, 1})
-		}
-		hasPF := isNum(iv.start) && isNum(iv.isl) && isNum(iv.gen) && iv.gen > iv.start
-		if hasPF {
-			pf = append(pf, event{iv.start, iv.isl})
-		}
-		if !isNum(iv.end) {
-			continue
-		}
-		switch {
-		case hasPF && hasICL:
-			ends = append(ends, event{iv.end, -(iv.isl + iv.osl)})
-		case hasPF:
-			ends = append(ends, event{iv.end, -iv.isl})
-		case hasICL:
-			ends = append(ends, event{iv.end, -iv.osl})
-		}
-	}
-	ev := append(append(append(ttft, chunks...), pf...), ends...)
-	return sweepEvents(ev)
+	}))
 }

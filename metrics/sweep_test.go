@@ -24,39 +24,39 @@ func TestSweepCurves(t *testing.T) {
 		got  step
 		want step
 	}{
-		{"concurrency", concurrencySweep(ivs, ivStart, ivEnd),
-			step{[]float64{0, 4, 6, 10}, []float64{1, 2, 1, 0}}},
-		{"decode concurrency", concurrencySweep(ivs, ivGen, ivEnd),
-			step{[]float64{2, 5, 6, 10}, []float64{1, 2, 1, 0}}},
-		{"prefill concurrency", concurrencySweep(ivs, ivStart, ivGen),
-			step{[]float64{0, 2, 4, 5}, []float64{1, 0, 1, 0}}},
+		{"concurrency", concurrencySweep(ivs, ivStart, ivEnd, 0),
+			mkStep([]float64{0, 4, 6, 10}, []float64{1, 2, 1, 0})},
+		{"decode concurrency", concurrencySweep(ivs, ivGen, ivEnd, 0),
+			mkStep([]float64{2, 5, 6, 10}, []float64{1, 2, 1, 0})},
+		{"prefill concurrency", concurrencySweep(ivs, ivStart, ivGen, 0),
+			mkStep([]float64{0, 2, 4, 5}, []float64{1, 0, 1, 0})},
 		// +1 at 2, +0.4 at 5, -1 at 6, -0.4 at 10.
-		{"decode", decodeSweep(ivs),
-			step{[]float64{2, 5, 6, 10}, []float64{1, 1.4, 0.4, 0}}},
+		{"decode", decodeSweep(ivs, 0),
+			mkStep([]float64{2, 5, 6, 10}, []float64{1, 1.4, 0.4, 0})},
 		// 4 tokens over [0,2) and 2 over [4,5): rate 2 each.
-		{"prefill", prefillSweep(ivs),
-			step{[]float64{0, 2, 4, 5}, []float64{2, 0, 2, 0}}},
+		{"prefill", prefillSweep(ivs, 0),
+			mkStep([]float64{0, 2, 4, 5}, []float64{2, 0, 2, 0})},
 		// At 2 the prefill end (-2) sorts before the decode start (+1);
 		// at 5 likewise (-2, then +0.4).
 		{"total", totalSweep(ivs),
-			step{[]float64{0, 2, 2, 4, 5, 5, 6, 10}, []float64{2, 0, 1, 3, 1, 1.4, 0.4, 0}}},
+			mkStep([]float64{0, 2, 2, 4, 5, 5, 6, 10}, []float64{2, 0, 1, 3, 1, 1.4, 0.4, 0})},
 		// R1 holds 4 from 0, 4+5 from 2, frees 9 at 6; R2 2 from 4, 2+3
 		// from 5, frees 5 at 10.
 		{"tokens in flight", tokensInFlightSweep(ivs),
-			step{[]float64{0, 2, 4, 5, 6, 10}, []float64{4, 9, 11, 14, 5, 0}}},
+			mkStep([]float64{0, 2, 4, 5, 6, 10}, []float64{4, 9, 11, 14, 5, 0})},
 		// decode / decode concurrency on the merged times; 0/0 is 0.
-		{"decode per user", divideSteps(decodeSweep(ivs), concurrencySweep(ivs, ivGen, ivEnd)),
-			step{[]float64{2, 5, 6, 10}, []float64{1, 0.7, 0.4, 0}}},
-		{"missing first token", concurrencySweep([]interval{{start: 1, gen: math.NaN(), end: 3}}, ivGen, ivEnd),
-			step{}},
+		{"decode per user", divideSteps(decodeSweep(ivs, 0), concurrencySweep(ivs, ivGen, ivEnd, 0)),
+			mkStep([]float64{2, 5, 6, 10}, []float64{1, 0.7, 0.4, 0})},
+		{"missing first token", concurrencySweep([]interval{{start: 1, gen: math.NaN(), end: 3}}, ivGen, ivEnd, 0),
+			nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if !slices.Equal(tt.got.ts, tt.want.ts) || len(tt.got.vals) != len(tt.want.vals) {
+			if !slices.Equal(times(tt.got), times(tt.want)) || len(tt.got) != len(tt.want) {
 				t.Fatalf("got %v, want %v", tt.got, tt.want)
 			}
-			for i := range tt.want.vals {
-				if math.Abs(tt.got.vals[i]-tt.want.vals[i]) > 1e-12 {
+			for i := range tt.want {
+				if math.Abs(tt.got[i].v-tt.want[i].v) > 1e-12 {
 					t.Fatalf("got %v, want %v", tt.got, tt.want)
 				}
 			}
@@ -72,14 +72,14 @@ func TestSweepCurvesICL(t *testing.T) {
 
 	// R1's 4 decode tokens split 2 per gap: 2/1 over [2,3), 2/3 over [3,6).
 	// R2 contributes nothing.
-	dec := decodeSweepICL(ivs, set)
+	dec := decodeSweepICL(ivs, set, 0)
 	wantTS := []float64{2, 3, 3, 6}
 	wantV := []float64{2, 0, 2.0 / 3, 0}
-	if !slices.Equal(dec.ts, wantTS) {
-		t.Fatalf("decode ICL ts = %v, want %v", dec.ts, wantTS)
+	if !slices.Equal(times(dec), wantTS) {
+		t.Fatalf("decode ICL ts = %v, want %v", times(dec), wantTS)
 	}
 	for i := range wantV {
-		checkNear(t, "decode ICL value", dec.vals[i], wantV[i])
+		checkNear(t, "decode ICL value", dec[i].v, wantV[i])
 	}
 
 	// R1: +4 at 0, +1 at 2 (first chunk), +2 at 3, +2 just before 6 (the
@@ -89,7 +89,7 @@ func TestSweepCurvesICL(t *testing.T) {
 	justBefore6 := math.Nextafter(6, math.Inf(-1))
 	wantTS = []float64{0, 2, 3, 4, justBefore6, 6, 10}
 	wantV = []float64{4, 5, 7, 9, 11, 2, 0}
-	if !slices.Equal(tif.ts, wantTS) || !slices.Equal(tif.vals, wantV) {
+	if !slices.Equal(times(tif), wantTS) || !slices.Equal(values(tif), wantV) {
 		t.Fatalf("tokens in flight ICL = %v, want %v %v", tif, wantTS, wantV)
 	}
 }
@@ -104,32 +104,32 @@ func TestTimeWeighted(t *testing.T) {
 	}{
 		// Held 1 for 4, 2 for 2, 1 for 4: avg 12/10; variance
 		// (4*.04 + 2*.64 + 4*.04)/10 = .16; by time, 1 covers 80 %.
-		{"concurrency", concurrencySweep(ivs, ivStart, ivEnd), 0, 10,
+		{"concurrency", concurrencySweep(ivs, ivStart, ivEnd, 0), 0, 10,
 			sweepStats{avg: 1.2, min: 1, max: 2, std: 0.4, p50: 1, p90: 2, p95: 2, p99: 2}},
 		// 0 for 2, 1 for 3, 1.4 for 1, 0.4 for 4: avg 6/10 (6 tokens);
 		// variance (2*.36 + 3*.16 + .64 + 4*.04)/10 = .2; cumulative
 		// shares by value 0 .2, 0.4 .6, 1 .9, 1.4 1.
-		{"decode", decodeSweep(ivs), 0, 10,
+		{"decode", decodeSweep(ivs, 0), 0, 10,
 			sweepStats{avg: 0.6, min: 0, max: 1.4, std: math.Sqrt(0.2), p50: 0.4, p90: 1, p95: 1.4, p99: 1.4}},
 		// A window inside the curve: [5,8] holds 1.4 for 1, 0.4 for 2.
-		{"decode window", decodeSweep(ivs), 5, 8,
+		{"decode window", decodeSweep(ivs, 0), 5, 8,
 			sweepStats{avg: 2.2 / 3, min: 0.4, max: 1.4, std: math.Sqrt((1*0.4444444444444445 + 2*0.11111111111111112) / 3), p50: 0.4, p90: 1.4, p95: 1.4, p99: 1.4}},
 		// Tokens: 4*2 + 9*2 + 11 + 14 + 5*4 = 71 over 10.
 		{"tokens in flight avg", tokensInFlightSweep(ivs), 0, 10,
 			sweepStats{avg: 7.1, min: 4, max: 14, std: math.Sqrt((2*9.61 + 2*3.61 + 15.21 + 47.61 + 4*4.41) / 10), p50: 5, p90: 11, p95: 14, p99: 14}},
-		{"empty", step{}, 0, 10, sweepStats{}},
-		{"empty window", decodeSweep(ivs), 5, 5, sweepStats{}},
+		{"empty", nil, 0, 10, sweepStats{}},
+		{"empty window", decodeSweep(ivs, 0), 5, 5, sweepStats{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkStats(t, timeWeighted(tt.s, tt.ws, tt.we), tt.want)
+			checkStats(t, timeWeighted(tt.s, tt.ws, tt.we, &scratch{}), tt.want)
 		})
 	}
 }
 
 func TestActiveWeighted(t *testing.T) {
 	ivs := twoRequests()
-	dec, genConc := decodeSweep(ivs), concurrencySweep(ivs, ivGen, ivEnd)
+	dec, genConc := decodeSweep(ivs, 0), concurrencySweep(ivs, ivGen, ivEnd, 0)
 	tests := []struct {
 		name       string
 		rate, mask step
@@ -141,13 +141,13 @@ func TestActiveWeighted(t *testing.T) {
 		{"decode", dec, genConc, 0, 10,
 			sweepStats{avg: 0.75, min: 0.4, max: 1.4, std: math.Sqrt((3*0.0625 + 0.4225 + 4*0.1225) / 8), p50: 0.4, p90: 1.4, p95: 1.4, p99: 1.4}},
 		// Prefill is active over [0,2) and [4,5) at rate 2.
-		{"prefill", prefillSweep(ivs), concurrencySweep(ivs, ivStart, ivGen), 0, 10,
+		{"prefill", prefillSweep(ivs, 0), concurrencySweep(ivs, ivStart, ivGen, 0), 0, 10,
 			sweepStats{avg: 2, min: 2, max: 2, p50: 2, p90: 2, p95: 2, p99: 2}},
-		{"never active", dec, step{[]float64{20}, []float64{1}}, 0, 10, sweepStats{}},
+		{"never active", dec, mkStep([]float64{20}, []float64{1}), 0, 10, sweepStats{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkStats(t, activeWeighted(tt.rate, tt.mask, tt.ws, tt.we), tt.want)
+			checkStats(t, activeWeighted(tt.rate, tt.mask, tt.ws, tt.we, &scratch{}), tt.want)
 		})
 	}
 }
@@ -165,5 +165,45 @@ func checkStats(t *testing.T, got, want sweepStats) {
 		if math.Abs(c.got-c.want) > 1e-12 {
 			t.Errorf("%s = %.17g, want %.17g", c.name, c.got, c.want)
 		}
+	}
+}
+
+// mkStep returns the curve of the given times and values.
+func mkStep(ts, vals []float64) step {
+	s := make(step, len(ts))
+	for i := range ts {
+		s[i] = point{ts[i], vals[i]}
+	}
+	return s
+}
+
+// times returns a curve's times.
+func times(s step) []float64 {
+	out := make([]float64, len(s))
+	for i, p := range s {
+		out[i] = p.t
+	}
+	return out
+}
+
+// values returns a curve's values.
+func values(s step) []float64 {
+	out := make([]float64, len(s))
+	for i, p := range s {
+		out[i] = p.v
+	}
+	return out
+}
+
+func TestLastAtEachTime(t *testing.T) {
+	// At 1 the value goes 5 then 6, at 3 it goes 0 then 2: only 6 and 2
+	// are ever held.
+	got := lastAtEachTime(mkStep([]float64{1, 1, 2, 3, 3}, []float64{5, 6, 7, 0, 2}))
+	want := mkStep([]float64{1, 2, 3}, []float64{6, 7, 2})
+	if !slices.Equal(got, want) {
+		t.Errorf("lastAtEachTime = %v, want %v", got, want)
+	}
+	if got := lastAtEachTime(nil); len(got) != 0 {
+		t.Errorf("lastAtEachTime(nil) = %v", got)
 	}
 }
