@@ -85,7 +85,7 @@ func fuzzCodec(t *testing.T, e *Endpoint, st *Stream, data []byte) {
 		if ok != (resp.HasContent() || resp.Usage != nil) {
 			t.Fatalf("ok=%v for %+v", ok, resp)
 		}
-		if resp.Embeddings != 0 {
+		if resp.Embeddings() != 0 {
 			t.Fatalf("%s gave embeddings", e.Name)
 		}
 	}

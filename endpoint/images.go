@@ -70,9 +70,10 @@ func (imageCodec) Parse(v *fastjson.Value) (resp record.Response, ok bool, err e
 	if ev := present(v.Get("error")); ev != nil && (ev.Type() == fastjson.TypeObject || len(ev.GetStringBytes()) > 0) {
 		return resp, false, serverError(v)
 	}
-	resp.Media = true
+	out := resp.Out()
+	out.Media = true
 	if v.Exists("b64_json") {
-		resp.Images = 1
+		out.Images = 1
 	} else {
 		data, err := array(v, "data")
 		if err != nil {
@@ -80,7 +81,7 @@ func (imageCodec) Parse(v *fastjson.Value) (resp record.Response, ok bool, err e
 		}
 		for _, item := range data {
 			if item.Type() == fastjson.TypeObject {
-				resp.Images++
+				out.Images++
 			}
 		}
 	}

@@ -88,8 +88,8 @@ func TestParseImages(t *testing.T) {
 			case tc.err == "server" && !errors.As(err, &se), tc.err == "parse" && (err == nil || errors.As(err, &se)), tc.err == "" && err != nil:
 				t.Fatalf("err %v, want %s", err, tc.err)
 			}
-			if ok != tc.ok || resp.Images != tc.images || (ok && !resp.HasContent()) {
-				t.Errorf("ok %v images %d content %v, want %v %d", ok, resp.Images, resp.HasContent(), tc.ok, tc.images)
+			if ok != tc.ok || resp.Images() != tc.images || (ok && !resp.HasContent()) {
+				t.Errorf("ok %v images %d content %v, want %v %d", ok, resp.Images(), resp.HasContent(), tc.ok, tc.images)
 			}
 			if got := int64(-1); tc.prompt >= 0 {
 				if resp.Usage != nil && resp.Usage.PromptTokens != nil {
@@ -139,7 +139,7 @@ func TestParseVideos(t *testing.T) {
 			if !ok {
 				return
 			}
-			v := resp.Video
+			v := resp.Video()
 			if v == nil || !resp.HasContent() {
 				t.Fatalf("no job: %+v", resp)
 			}
@@ -168,7 +168,7 @@ func FuzzParseImages(f *testing.F) {
 		if err != nil && ok {
 			t.Fatalf("ok with error %v", err)
 		}
-		if ok != resp.HasContent() || resp.Images < 0 || resp.Text != "" || resp.Video != nil {
+		if ok != resp.HasContent() || resp.Images() < 0 || resp.Text != "" || resp.Video() != nil {
 			t.Fatalf("ok=%v for %+v", ok, resp)
 		}
 	})
@@ -186,7 +186,7 @@ func FuzzParseVideos(f *testing.F) {
 		if err != nil && ok {
 			t.Fatalf("ok with error %v", err)
 		}
-		if ok != (resp.Video != nil) || ok != resp.HasContent() || resp.Images != 0 {
+		if ok != (resp.Video() != nil) || ok != resp.HasContent() || resp.Images() != 0 {
 			t.Fatalf("ok=%v for %+v", ok, resp)
 		}
 	})

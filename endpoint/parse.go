@@ -131,7 +131,7 @@ func (e *Endpoint) Parse(data []byte) (resp record.Response, ok bool, err error)
 				return resp, false, err
 			}
 			if o == "embedding" || o == "" {
-				resp.Embeddings++
+				resp.Out().Embeddings++
 			}
 		}
 	default:

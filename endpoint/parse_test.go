@@ -141,10 +141,10 @@ func TestParse(t *testing.T) {
 			if (err != nil) != tc.err {
 				t.Fatalf("err = %v, want error %v", err, tc.err)
 			}
-			if ok != tc.ok || resp.Text != tc.text || resp.Reasoning != tc.reason || resp.Embeddings != tc.embed ||
+			if ok != tc.ok || resp.Text != tc.text || resp.Reasoning != tc.reason || resp.Embeddings() != tc.embed ||
 				usageString(resp.Usage) != usageString(tc.usage) || resp.PerfNS != 0 {
 				t.Errorf("got ok=%v text=%q reasoning=%q embeddings=%d usage=%s perf=%d\nwant ok=%v text=%q reasoning=%q embeddings=%d usage=%s",
-					ok, resp.Text, resp.Reasoning, resp.Embeddings, usageString(resp.Usage), resp.PerfNS,
+					ok, resp.Text, resp.Reasoning, resp.Embeddings(), usageString(resp.Usage), resp.PerfNS,
 					tc.ok, tc.text, tc.reason, tc.embed, usageString(tc.usage))
 			}
 		})
@@ -196,7 +196,7 @@ func FuzzParse(f *testing.F) {
 		if countsOnly && (resp.Text != "" || resp.Reasoning != "") {
 			t.Fatalf("%s gave text %+v", e.Name, resp)
 		}
-		if !countsOnly && e.Name != "template" && resp.Embeddings != 0 { // template auto-detects both
+		if !countsOnly && e.Name != "template" && resp.Embeddings() != 0 { // template auto-detects both
 			t.Fatalf("%s gave embeddings", e.Name)
 		}
 		if strings.TrimSpace(string(data)) == "[DONE]" && (ok || err != nil) {

@@ -99,6 +99,6 @@ func (e *Endpoint) parseRankings(v *fastjson.Value) (resp record.Response, ok bo
 			}
 		}
 	}
-	resp.Embeddings = n
+	resp.Out().Embeddings = n
 	return resp, n > 0, nil
 }

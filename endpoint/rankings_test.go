@@ -46,7 +46,7 @@ func TestParseRankings(t *testing.T) {
 			if (err != nil) != tc.err {
 				t.Fatalf("err = %v, want error %v", err, tc.err)
 			}
-			if ok != tc.ok || resp.Embeddings != tc.count || resp.HasContent() != tc.ok ||
+			if ok != tc.ok || resp.Embeddings() != tc.count || resp.HasContent() != tc.ok ||
 				resp.Text != "" || resp.Reasoning != "" || resp.Usage != nil {
 				t.Errorf("got ok=%v %+v; want ok=%v count %d", ok, resp, tc.ok, tc.count)
 			}
@@ -75,10 +75,10 @@ func FuzzParseRankings(f *testing.F) {
 		if err != nil && ok {
 			t.Fatalf("ok with error %v", err)
 		}
-		if ok != resp.HasContent() || ok != (resp.Embeddings > 0) {
+		if ok != resp.HasContent() || ok != (resp.Embeddings() > 0) {
 			t.Fatalf("ok=%v for %+v", ok, resp)
 		}
-		if resp.Text != "" || resp.Reasoning != "" || resp.Usage != nil || resp.Embeddings < 0 {
+		if resp.Text != "" || resp.Reasoning != "" || resp.Usage != nil || resp.Embeddings() < 0 {
 			t.Fatalf("rankings gave %+v", resp)
 		}
 	})

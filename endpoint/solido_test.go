@@ -84,7 +84,7 @@ func FuzzSolidoParse(f *testing.F) {
 		if err != nil && ok {
 			t.Fatalf("ok with error %v", err)
 		}
-		if ok != (resp.Text != "") || resp.Embeddings != 0 || resp.Usage != nil {
+		if ok != (resp.Text != "") || resp.Embeddings() != 0 || resp.Usage != nil {
 			t.Fatalf("ok=%v for %+v", ok, resp)
 		}
 	})

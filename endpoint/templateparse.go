@@ -74,10 +74,10 @@ func autoDetect(resp *record.Response, v *fastjson.Value) {
 		string(data[0].GetStringBytes("object")) == "embedding" {
 		for _, d := range data {
 			if d.Type() == fastjson.TypeObject && d.Exists("embedding") {
-				resp.Embeddings++
+				resp.Out().Embeddings++
 			}
 		}
-		if resp.Embeddings > 0 {
+		if resp.Embeddings() > 0 {
 			return
 		}
 	}
@@ -88,17 +88,17 @@ func autoDetect(resp *record.Response, v *fastjson.Value) {
 		}
 		switch list[0].Type() {
 		case fastjson.TypeNumber:
-			resp.Embeddings = 1
+			resp.Out().Embeddings = 1
 			return
 		case fastjson.TypeArray:
-			resp.Embeddings = len(list)
+			resp.Out().Embeddings = len(list)
 			return
 		}
 	}
 	// Rankings: any list, even empty (which then carries no content).
 	for _, key := range [...]string{"rankings", "results"} {
 		if f := v.Get(key); f != nil && f.Type() == fastjson.TypeArray {
-			resp.Embeddings = len(f.GetArray())
+			resp.Out().Embeddings = len(f.GetArray())
 			return
 		}
 	}
@@ -159,13 +159,13 @@ func convertValue(resp *record.Response, v *fastjson.Value) {
 		}
 		switch f := list[0]; f.Type() {
 		case fastjson.TypeNumber:
-			resp.Embeddings = 1
+			resp.Out().Embeddings = 1
 		case fastjson.TypeArray:
 			if a := f.GetArray(); len(a) > 0 && a[0].Type() == fastjson.TypeNumber {
-				resp.Embeddings = len(list)
+				resp.Out().Embeddings = len(list)
 			}
 		case fastjson.TypeObject:
-			resp.Embeddings = len(list)
+			resp.Out().Embeddings = len(list)
 		}
 	}
 }
@@ -184,15 +184,15 @@ func convertAny(resp *record.Response, v any) {
 		}
 		switch f := x[0].(type) {
 		case float64:
-			resp.Embeddings = 1
+			resp.Out().Embeddings = 1
 		case []any:
 			if len(f) > 0 {
 				if _, ok := f[0].(float64); ok {
-					resp.Embeddings = len(x)
+					resp.Out().Embeddings = len(x)
 				}
 			}
 		case map[string]any:
-			resp.Embeddings = len(x)
+			resp.Out().Embeddings = len(x)
 		}
 	}
 }

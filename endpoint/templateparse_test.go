@@ -61,9 +61,9 @@ func TestTemplateParse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ok != tc.ok || resp.Text != tc.text || resp.Embeddings != tc.embeddings {
+			if ok != tc.ok || resp.Text != tc.text || resp.Embeddings() != tc.embeddings {
 				t.Errorf("got ok=%v text=%q embeddings=%d, want ok=%v text=%q embeddings=%d",
-					ok, resp.Text, resp.Embeddings, tc.ok, tc.text, tc.embeddings)
+					ok, resp.Text, resp.Embeddings(), tc.ok, tc.text, tc.embeddings)
 			}
 		})
 	}
@@ -96,7 +96,7 @@ func FuzzTemplateParse(f *testing.F) {
 		if ok != (resp.HasContent() || resp.Usage != nil) {
 			t.Fatalf("ok=%v for %+v", ok, resp)
 		}
-		if resp.Text != "" && resp.Embeddings != 0 {
+		if resp.Text != "" && resp.Embeddings() != 0 {
 			t.Fatalf("both text and embeddings: %+v", resp)
 		}
 	})

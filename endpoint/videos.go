@@ -84,7 +84,8 @@ func (videoCodec) Parse(v *fastjson.Value) (resp record.Response, ok bool, err e
 	if resp.Usage, err = openUsage(present(v.Get("usage"))); err != nil {
 		return resp, false, err
 	}
-	resp.Media, resp.Video = true, j
+	out := resp.Out()
+	out.Media, out.Video = true, j
 	return resp, true, nil
 }
 

@@ -160,7 +160,7 @@ func TestComputeCases(t *testing.T) {
 		{
 			name:   "embeddings: latency and ISL only",
 			cfg:    &Config{TokenizesInput: true},
-			rec:    &record.Record{StartNS: 0, InputTokens: 9, Responses: []record.Response{{PerfNS: 2 * ms, Embeddings: 3}}},
+			rec:    &record.Record{StartNS: 0, InputTokens: 9, Responses: []record.Response{{PerfNS: 2 * ms, Output: &record.Output{Embeddings: 3}}}},
 			want:   map[string]float64{"request_latency": 2, "input_sequence_length": 9},
 			absent: []string{"output_sequence_length", "e2e_output_token_throughput"},
 		},

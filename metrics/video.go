@@ -9,7 +9,7 @@ import "github.com/aiperf-go/aiperf/record"
 func (c *calc) video(en *enabledSet, rs []record.Response) {
 	inference, memory := en[idVideoInference], en[idVideoPeakMemory]
 	for i := range rs {
-		v := rs[i].Video
+		v := rs[i].Video()
 		if v == nil {
 			continue
 		}

@@ -13,9 +13,9 @@ import (
 func TestVideoMetrics(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	rec := &record.Record{StartNS: 1_000, InputTokens: 5, Responses: []record.Response{
-		{PerfNS: 2_001_000, Media: true, Video: &record.Video{ID: "v", Status: "queued"}},
-		{PerfNS: 3_500_001_000, Media: true, Video: &record.Video{ID: "v", Status: "completed", InferenceTimeS: f(3.25), PeakMemoryMB: f(20480.5)}},
-		{PerfNS: 3_600_001_000, Media: true, Video: &record.Video{ID: "v", Status: "completed", InferenceTimeS: f(9), PeakMemoryMB: f(1)}},
+		{PerfNS: 2_001_000, Output: &record.Output{Media: true, Video: &record.Video{ID: "v", Status: "queued"}}},
+		{PerfNS: 3_500_001_000, Output: &record.Output{Media: true, Video: &record.Video{ID: "v", Status: "completed", InferenceTimeS: f(3.25), PeakMemoryMB: f(20480.5)}}},
+		{PerfNS: 3_600_001_000, Output: &record.Output{Media: true, Video: &record.Video{ID: "v", Status: "completed", InferenceTimeS: f(9), PeakMemoryMB: f(1)}}},
 	}}
 	tests := []struct {
 		name string
@@ -58,7 +58,7 @@ func TestVideoMetrics(t *testing.T) {
 
 // TestVideoMetricsMissing: a job object without the fields gives neither.
 func TestVideoMetricsMissing(t *testing.T) {
-	rec := &record.Record{StartNS: 1, Responses: []record.Response{{PerfNS: 10, Media: true, Video: &record.Video{Status: "completed"}}}}
+	rec := &record.Record{StartNS: 1, Responses: []record.Response{{PerfNS: 10, Output: &record.Output{Media: true, Video: &record.Video{Status: "completed"}}}}}
 	for _, v := range Compute(&Config{ProducesVideo: true}, rec) {
 		if v.Tag != "request_latency" {
 			t.Errorf("unexpected %s", v.Tag)

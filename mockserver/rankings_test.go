@@ -38,7 +38,7 @@ func TestRankings(t *testing.T) {
 				t.Fatal(err)
 			}
 			r, ok, err := parser.Parse(body)
-			if err != nil || !ok || r.Embeddings != 3 {
+			if err != nil || !ok || r.Embeddings() != 3 {
 				t.Fatalf("parsed %+v ok=%v err=%v from %s", r, ok, err, body)
 			}
 			var list []map[string]float64

@@ -28,6 +28,11 @@ type Usage struct {
 // Response is one parsed response: an SSE message or a whole non-streaming
 // body. Messages that carry no data (empty, role-only, [DONE]) never become a
 // Response; a message that carries only usage does, with no content.
+//
+// A stream holds one Response per message until its record is processed,
+// so what only some endpoint types return is behind Output: a text
+// response is 56 bytes, not 80 (10,000 streams of 20 tokens: 6 MB less,
+// issue 19).
 type Response struct {
 	// PerfNS is the monotonic time (ns since the run's Clock origin) at which
 	// the first byte of this message was read (streaming), or at which the
@@ -37,10 +42,17 @@ type Response struct {
 	Text string
 	// Reasoning is reasoning_content (or reasoning) of the message.
 	Reasoning string
-	// Embeddings is the number of embedding vectors in the message.
-	Embeddings int
 	// Usage is the message's usage object, or nil.
 	Usage *Usage
+	// Output is what the message returned other than text (embeddings,
+	// images, a video job), or nil; Out allocates it.
+	Output *Output
+}
+
+// Output is what an embeddings, image or video generation message returned.
+type Output struct {
+	// Embeddings is the number of embedding vectors in the message.
+	Embeddings int
 	// Images is the number of generated images in the message
 	// (image_generation: one per stream event, len(data) for a body).
 	Images int
@@ -52,10 +64,48 @@ type Response struct {
 	Video *Video
 }
 
+// Out returns r's Output, allocating it at the first call: parsers set
+// its fields through it.
+func (r *Response) Out() *Output {
+	if r.Output == nil {
+		r.Output = &Output{}
+	}
+	return r.Output
+}
+
+// Embeddings is the number of embedding vectors in the message (0 without
+// an Output).
+func (r *Response) Embeddings() int {
+	if r.Output == nil {
+		return 0
+	}
+	return r.Output.Embeddings
+}
+
+// Images is the number of generated images in the message (0 without an
+// Output).
+func (r *Response) Images() int {
+	if r.Output == nil {
+		return 0
+	}
+	return r.Output.Images
+}
+
+// Media reports an image or video generation message (see Output.Media).
+func (r *Response) Media() bool { return r.Output != nil && r.Output.Media }
+
+// Video is the job object of a video_generation message, or nil.
+func (r *Response) Video() *Video {
+	if r.Output == nil {
+		return nil
+	}
+	return r.Output.Video
+}
+
 // HasContent reports whether the response carries data that counts for the
 // timing metrics (text, reasoning or embeddings), as opposed to usage only.
 func (r *Response) HasContent() bool {
-	return r.Text != "" || r.Reasoning != "" || r.Embeddings > 0 || r.Media
+	return r.Text != "" || r.Reasoning != "" || r.Embeddings() > 0 || r.Media()
 }
 
 // Error describes why a request failed. Code is the HTTP status, or 0 when the

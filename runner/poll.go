@@ -47,7 +47,7 @@ func (s *sender) wait(ctx context.Context, p *poller, rec *record.Record, url st
 	}
 	var job *record.Video
 	if n := len(rec.Responses); n > 0 {
-		job = rec.Responses[n-1].Video
+		job = rec.Responses[n-1].Video()
 	}
 	if job == nil || job.ID == "" {
 		s.fail(rec, http.StatusInternalServerError, "VideoGenerationError", "No job ID returned")
@@ -67,13 +67,13 @@ func (s *sender) wait(ctx context.Context, p *poller, rec *record.Record, url st
 		if !ok {
 			return
 		}
-		if r.Video != nil && r.Video.Status == endpoint.JobCompleted {
+		if v := r.Video(); v != nil && v.Status == endpoint.JobCompleted {
 			rec.Responses = append(rec.Responses, r)
 			rec.EndNS = r.PerfNS
 			break
 		}
-		if r.Video != nil && r.Video.Status == endpoint.JobFailed {
-			msg := r.Video.Error
+		if v := r.Video(); v != nil && v.Status == endpoint.JobFailed {
+			msg := v.Error
 			if msg == "" {
 				msg = "Unknown error"
 			}
