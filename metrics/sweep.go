@@ -12,7 +12,9 @@ import (
 // i+1's. A curve is built from (timestamp, delta) events sorted by time,
 // ends (delta <= 0) before starts at equal times, and summed cumulatively.
 // NaN marks a missing timestamp or token count; an interval with any NaN
-// input is left out, so a curve's times are never NaN.
+// input is left out, so a curve's times are never NaN (the inter-chunk
+// latencies, whole ns, are never NaN either). The merge walks below rely
+// on that.
 //
 // The curves of a 10,000-stream run hold about a million points, so they
 // are built with as little memory as their values allow (issue 19): the
@@ -45,7 +47,7 @@ func (e *events) add(g int, t, d float64) {
 }
 
 // collect returns the events gen adds, group by group, in an array with
-// room for extra more points (so divideSteps can reuse it).
+// room for room more points (so divideSteps can reuse it).
 func collect(room int, gen func(*events)) []point {
 	var count, fill events
 	gen(&count)
