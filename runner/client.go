@@ -71,7 +71,7 @@ func newTransport(maxConns int) *h1.Transport {
 		// Go sets TCP_NODELAY by default.
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := dialer.dial(ctx, network, addr)
-			if err != nil || ctx.Value(countConnsKey{}) == nil {
+			if err != nil || !countsConns(ctx) {
 				return c, err
 			}
 			return &countingConn{Conn: c}, nil
@@ -190,7 +190,7 @@ func (s *sender) request(ctx context.Context, tr *tracer, rec *record.Record, pa
 		traced context.Context
 	)
 	if tr != nil {
-		traced = tr.context(ctx)
+		traced = tr.context(ctx, s.client.Transport)
 	} else {
 		traced = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 			GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused },

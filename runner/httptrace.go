@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"io"
 	"net"
+	"net/http"
 	"net/http/httptrace"
 	"sync"
 	"sync/atomic"
@@ -21,7 +22,10 @@ import (
 // request (recycled after a request on a kept-alive connection, which then
 // costs 4 allocations and about 180 bytes more than an untraced one;
 // BenchmarkSend) and a few atomic additions per connection read or write;
-// nothing per SSE event.
+// nothing per SSE event. The tracer is an h1.Tracer, one context value:
+// the run's transport calls its methods, and builds the dialer's
+// ClientTrace only when it dials; another transport gets a ClientTrace of
+// closures per request (tracer.context).
 
 // traceHTTP reports whether a run with cfg collects HTTP traces and
 // computes the http_req_* metrics.
@@ -29,9 +33,25 @@ func traceHTTP(cfg *Config) bool {
 	return cfg.ShowTraceTiming || cfg.ExportHTTPTrace || cfg.OutputSchema == export.Schema14
 }
 
-// countConnsKey marks the context of a traced request: connections dialed
-// for it count their bytes (see newTransport).
-type countConnsKey struct{}
+// countsConns reports whether a connection dialed with ctx counts its
+// bytes: it is dialed for a request a tracer traces (see newTransport).
+func countsConns(ctx context.Context) bool {
+	_, ok := h1.ContextTracer(ctx).(*tracer)
+	return ok
+}
+
+// readsTracer reports whether rt reports a request's events to the
+// h1.Tracer of its context: the run's own transport, alone or under the
+// sticky sessions' routing.
+func readsTracer(rt http.RoundTripper) bool {
+	switch t := rt.(type) {
+	case *h1.Transport:
+		return true
+	case *hookTransport:
+		return readsTracer(t.base)
+	}
+	return false
+}
 
 // countingConn is a connection that adds the bytes and the reads and writes
 // going through it to the tracer of the request it currently serves. An
@@ -79,16 +99,18 @@ func (c *countingConn) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// tracer collects one request's trace. The run's transport (h1) calls its
-// hooks on the sending goroutine, but an injected one may call them on its
-// own goroutines, even after the request ended (net/http lets a dial
-// finish for the pool's sake), and so may the dialer's Happy Eyeballs race
-// for the connect attempt that lost: mu guards t against that, and done
-// turns the hooks off once send has taken the trace. Every time comes from
-// the run's clock.
+// tracer collects one request's trace; its methods are the hooks, each
+// stamping the event it is named after (h1.Tracer). The run's transport
+// (h1) calls them on the sending goroutine, but an injected one may call
+// them on its own goroutines, even after the request ended (net/http lets
+// a dial finish for the pool's sake), and so may the dialer's Happy
+// Eyeballs race for the connect attempt that lost: mu guards t against
+// that, and done turns the hooks off once send has taken the trace. Every
+// time comes from the run's clock.
 type tracer struct {
+	h1.NopTracer // PutIdleConn, Got100Continue and Got1xxResponse
+
 	clock *record.Clock
-	hooks httptrace.ClientTrace
 
 	mu   sync.Mutex
 	done bool
@@ -104,10 +126,11 @@ type tracer struct {
 	headersNS int64
 }
 
-// tracers holds tracers for reuse (see finish): a tracer's hooks are 11
-// closures, which a 1.4 run (traced throughout) would otherwise allocate
-// for every request.
-var tracers = sync.Pool{New: func() any { return buildTracer() }}
+var _ h1.Tracer = (*tracer)(nil)
+
+// tracers holds tracers for reuse (see finish), which a 1.4 run (traced
+// throughout) would otherwise allocate for every request.
+var tracers = sync.Pool{New: func() any { return new(tracer) }}
 
 // newTracer returns a tracer whose hooks stamp times with clock.
 func newTracer(clock *record.Clock) *tracer {
@@ -116,47 +139,84 @@ func newTracer(clock *record.Clock) *tracer {
 	return tr
 }
 
-// buildTracer returns a tracer with its hooks and no clock.
-func buildTracer() *tracer {
-	tr := &tracer{}
-	tr.hooks = httptrace.ClientTrace{
-		GetConn: func(string) { tr.stamp(&tr.t.GetConnNS, false) },
-		GotConn: tr.gotConn,
-		DNSStart: func(httptrace.DNSStartInfo) {
-			tr.stamp(&tr.t.DNSStartNS, true)
-		},
-		DNSDone: func(info httptrace.DNSDoneInfo) {
-			if info.Err == nil {
-				tr.stamp(&tr.t.DNSDoneNS, true)
-			}
-		},
-		ConnectStart: func(string, string) { tr.stamp(&tr.t.ConnectStartNS, true) },
-		ConnectDone: func(_, _ string, err error) {
-			if err == nil {
-				tr.stamp(&tr.t.ConnectDoneNS, true)
-			}
-		},
-		TLSHandshakeStart: func() { tr.stamp(&tr.t.TLSStartNS, true) },
-		TLSHandshakeDone: func(_ tls.ConnectionState, err error) {
-			if err == nil {
-				tr.stamp(&tr.t.TLSDoneNS, true)
-			}
-		},
-		WroteHeaders: func() { tr.stamp(&tr.t.WroteHeadersNS, false) },
-		WroteRequest: func(info httptrace.WroteRequestInfo) {
-			if info.Err == nil {
-				tr.stamp(&tr.t.WroteRequestNS, false)
-			}
-		},
-		GotFirstResponseByte: func() { tr.stamp(&tr.t.FirstByteNS, false) },
+// context returns ctx carrying the tracer for a request sent through rt,
+// and asking for counted connections (countsConns): one value for the
+// run's transport; another gets a ClientTrace as well.
+func (tr *tracer) context(ctx context.Context, rt http.RoundTripper) context.Context {
+	ctx = h1.WithTracer(ctx, tr)
+	if !readsTracer(rt) {
+		ctx = httptrace.WithClientTrace(ctx, tr.clientTrace())
 	}
-	return tr
+	return ctx
 }
 
-// context returns ctx carrying the tracer's hooks and asking for counted
-// connections.
-func (tr *tracer) context(ctx context.Context) context.Context {
-	return context.WithValue(httptrace.WithClientTrace(ctx, &tr.hooks), countConnsKey{}, true)
+// The hooks that stamp an event (h1.Tracer): the request's, on the
+// sending goroutine, and the dial's (dial: true), which count only before
+// the request has its connection (stamp).
+
+// GetConn stamps the request asking for a connection.
+func (tr *tracer) GetConn(string) { tr.stamp(&tr.t.GetConnNS, false) }
+
+// DNSStart stamps the start of a dial's host name lookup.
+func (tr *tracer) DNSStart(httptrace.DNSStartInfo) { tr.stamp(&tr.t.DNSStartNS, true) }
+
+// DNSDone stamps the end of a successful lookup.
+func (tr *tracer) DNSDone(info httptrace.DNSDoneInfo) {
+	if info.Err == nil {
+		tr.stamp(&tr.t.DNSDoneNS, true)
+	}
+}
+
+// ConnectStart stamps the first TCP connect attempt.
+func (tr *tracer) ConnectStart(string, string) { tr.stamp(&tr.t.ConnectStartNS, true) }
+
+// ConnectDone stamps the first successful connect attempt.
+func (tr *tracer) ConnectDone(_, _ string, err error) {
+	if err == nil {
+		tr.stamp(&tr.t.ConnectDoneNS, true)
+	}
+}
+
+// TLSHandshakeStart stamps the start of the TLS handshake.
+func (tr *tracer) TLSHandshakeStart() { tr.stamp(&tr.t.TLSStartNS, true) }
+
+// TLSHandshakeDone stamps the end of a successful handshake.
+func (tr *tracer) TLSHandshakeDone(_ tls.ConnectionState, err error) {
+	if err == nil {
+		tr.stamp(&tr.t.TLSDoneNS, true)
+	}
+}
+
+// WroteHeaders stamps the request's headers written.
+func (tr *tracer) WroteHeaders() { tr.stamp(&tr.t.WroteHeadersNS, false) }
+
+// WroteRequest stamps the whole request written, unless writing failed.
+func (tr *tracer) WroteRequest(info httptrace.WroteRequestInfo) {
+	if info.Err == nil {
+		tr.stamp(&tr.t.WroteRequestNS, false)
+	}
+}
+
+// GotFirstResponseByte stamps the first byte of the response.
+func (tr *tracer) GotFirstResponseByte() { tr.stamp(&tr.t.FirstByteNS, false) }
+
+// clientTrace returns the hooks as an httptrace.ClientTrace, for a
+// transport other than the run's own (tracer.context): 11 closures, built
+// per request.
+func (tr *tracer) clientTrace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GetConn:              tr.GetConn,
+		GotConn:              tr.GotConn,
+		DNSStart:             tr.DNSStart,
+		DNSDone:              tr.DNSDone,
+		ConnectStart:         tr.ConnectStart,
+		ConnectDone:          tr.ConnectDone,
+		TLSHandshakeStart:    tr.TLSHandshakeStart,
+		TLSHandshakeDone:     tr.TLSHandshakeDone,
+		WroteHeaders:         tr.WroteHeaders,
+		WroteRequest:         tr.WroteRequest,
+		GotFirstResponseByte: tr.GotFirstResponseByte,
+	}
 }
 
 // stamp sets *field to now unless it is set or the trace is taken. A dial
@@ -171,7 +231,9 @@ func (tr *tracer) stamp(field *int64, dial bool) {
 	*field = now
 }
 
-func (tr *tracer) gotConn(info httptrace.GotConnInfo) {
+// GotConn stamps the connection, whether it was reused, and makes it count
+// for this request when the runner dialed it (countingConn).
+func (tr *tracer) GotConn(info httptrace.GotConnInfo) {
 	now := tr.clock.Now()
 	c, _ := info.Conn.(*countingConn)
 	if nc, ok := info.Conn.(interface{ NetConn() net.Conn }); c == nil && ok {

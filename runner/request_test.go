@@ -14,6 +14,9 @@ import (
 	"github.com/aiperf-go/aiperf/record"
 )
 
+// testKey is a context key of the tests.
+type testKey struct{}
+
 // TestNewRequestFromTemplates checks the request built from the sender's
 // templates field by field against values written here: method, URL,
 // host, headers (user headers with two values, the ones aiperf owns, the
@@ -28,7 +31,7 @@ func TestNewRequestFromTemplates(t *testing.T) {
 	cfg := &Config{Headers: []string{"X-Team: a", "x-team: b", "Authorization: Bearer k"}}
 	s := &sender{urls: []string{"http://127.0.0.1:9/v1/chat/completions", "http://h.example:8080/v1/x?q=1"},
 		ep: ep, header: staticHeaders(cfg, ep, "test")}
-	ctx := context.WithValue(context.Background(), countConnsKey{}, 1)
+	ctx := context.WithValue(context.Background(), testKey{}, 1)
 	for i, want := range []struct{ url, host, path string }{
 		{"http://127.0.0.1:9/v1/chat/completions", "127.0.0.1:9", "/v1/chat/completions"},
 		{"http://h.example:8080/v1/x?q=1", "h.example:8080", "/v1/x"},

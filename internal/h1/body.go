@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http/httptrace"
 	"sync/atomic"
 )
 
@@ -28,7 +27,6 @@ type body struct {
 	t     *Transport
 	c     *conn
 	ctx   context.Context
-	trace *httptrace.ClientTrace
 	keep  bool // both sides allow keep-alive
 	state atomic.Int32
 }
@@ -48,7 +46,9 @@ func (b *body) Read(p []byte) (int, error) {
 	}
 	if err == io.EOF {
 		if b.state.CompareAndSwap(bodyOpen, bodyDone) {
-			b.t.release(b.c, b.keep, b.trace)
+			// The tracer is looked up again rather than held (an
+			// interface): a waiting stream's body stays at 64 bytes.
+			b.t.release(b.c, b.keep, contextTracer(b.ctx))
 		}
 		return n, io.EOF
 	}

@@ -103,7 +103,7 @@ func (c *conn) unread() int {
 // getConn returns an idle connection to addr or dials one, watching ctx
 // either way, and the GotConn hook's information about it. A dial ends at
 // deadline, when not zero.
-func (t *Transport) getConn(ctx context.Context, scheme, addr string, trace *httptrace.ClientTrace, deadline time.Time) (*conn, httptrace.GotConnInfo, error) {
+func (t *Transport) getConn(ctx context.Context, scheme, addr string, trace Tracer, deadline time.Time) (*conn, httptrace.GotConnInfo, error) {
 	key := scheme + "://" + addr
 	if !t.DisableKeepAlives {
 		if c, idle := t.getIdle(key); c != nil {
@@ -121,16 +121,17 @@ func (t *Transport) getConn(ctx context.Context, scheme, addr string, trace *htt
 
 // dial opens a new connection to addr, with a TLS handshake for https,
 // watching ctx from the moment the TCP connection exists. Both end at
-// deadline, when not zero.
-func (t *Transport) dial(ctx context.Context, scheme, addr string, trace *httptrace.ClientTrace, deadline time.Time) (*conn, error) {
+// deadline, when not zero. The dialer reports its events to trace
+// (withDialTrace).
+func (t *Transport) dial(ctx context.Context, scheme, addr string, trace Tracer, deadline time.Time) (*conn, error) {
 	dial := t.DialContext
 	if dial == nil {
 		dial = defaultDialer.DialContext
 	}
-	dctx := ctx
+	dctx := withDialTrace(ctx, trace)
 	if !deadline.IsZero() {
 		var cancel context.CancelFunc
-		dctx, cancel = context.WithDeadline(ctx, deadline)
+		dctx, cancel = context.WithDeadline(dctx, deadline)
 		defer cancel()
 	}
 	nc, err := dial(dctx, "tcp", addr)
@@ -157,7 +158,7 @@ func (t *Transport) dial(ctx context.Context, scheme, addr string, trace *httptr
 // handshake replaces c.nc by a TLS client connection over it and runs the
 // handshake on the caller's goroutine (tls.Conn.HandshakeContext would
 // start one to watch the context; the connection's watch does that here).
-func (t *Transport) handshake(c *conn, addr string, trace *httptrace.ClientTrace, deadline time.Time) error {
+func (t *Transport) handshake(c *conn, addr string, trace Tracer, deadline time.Time) error {
 	var cfg *tls.Config
 	if t.TLSClientConfig != nil {
 		cfg = t.TLSClientConfig.Clone()
@@ -170,7 +171,7 @@ func (t *Transport) handshake(c *conn, addr string, trace *httptrace.ClientTrace
 	}
 	cfg.NextProtos = []string{"http/1.1"}
 	tc := tls.Client(c.nc, cfg)
-	if trace != nil && trace.TLSHandshakeStart != nil {
+	if trace != nil {
 		trace.TLSHandshakeStart()
 	}
 	if t.TLSHandshakeTimeout > 0 {
@@ -188,7 +189,7 @@ func (t *Transport) handshake(c *conn, addr string, trace *httptrace.ClientTrace
 			err = fmt.Errorf("server negotiated protocol %q", p)
 		}
 	}
-	if trace != nil && trace.TLSHandshakeDone != nil {
+	if trace != nil {
 		trace.TLSHandshakeDone(tc.ConnectionState(), err)
 	}
 	if err != nil {

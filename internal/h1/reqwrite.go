@@ -28,9 +28,9 @@ const maxFastHeaders = 32
 // WroteHeaderField hook), which the caller then writes with req.Write.
 // Request.Write formats with fmt, sorts through a pool and allocates per
 // header; this costs ~2 µs less per request (issue 19).
-func writeRequest(w *bufio.Writer, req *http.Request, trace *httptrace.ClientTrace) (bool, error) {
+func writeRequest(w *bufio.Writer, req *http.Request, trace Tracer) (bool, error) {
 	host, ruri, ok := fastRequestTarget(req)
-	if !ok || (trace != nil && trace.WroteHeaderField != nil) || req.Body == nil || req.Body == http.NoBody ||
+	if !ok || wantsHeaderFields(trace) || req.Body == nil || req.Body == http.NoBody ||
 		req.ContentLength <= 0 || len(req.TransferEncoding) > 0 || req.Trailer != nil || req.Close ||
 		req.Method == "" || req.Method == http.MethodConnect || !isToken(req.Method) || len(req.Header) > maxFastHeaders {
 		return false, nil
@@ -65,7 +65,7 @@ func writeRequest(w *bufio.Writer, req *http.Request, trace *httptrace.ClientTra
 	slices.Sort(keys)
 
 	err := writeFast(w, req, host, ruri, userAgent, keys, trace)
-	if trace != nil && trace.WroteRequest != nil {
+	if trace != nil {
 		trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
 	}
 	return true, err
@@ -73,7 +73,7 @@ func writeRequest(w *bufio.Writer, req *http.Request, trace *httptrace.ClientTra
 
 // writeFast writes the request that writeRequest checked, and closes its
 // body.
-func writeFast(w *bufio.Writer, req *http.Request, host, ruri, userAgent string, keys []string, trace *httptrace.ClientTrace) error {
+func writeFast(w *bufio.Writer, req *http.Request, host, ruri, userAgent string, keys []string, trace Tracer) error {
 	w.WriteString(req.Method)
 	w.WriteByte(' ')
 	w.WriteString(ruri)
@@ -101,7 +101,7 @@ func writeFast(w *bufio.Writer, req *http.Request, host, ruri, userAgent string,
 		req.Body.Close()
 		return err
 	}
-	if trace != nil && trace.WroteHeaders != nil {
+	if trace != nil {
 		trace.WroteHeaders()
 	}
 	// As net/http: at most ContentLength bytes are sent, the rest read

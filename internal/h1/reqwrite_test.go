@@ -29,7 +29,7 @@ func fastBytes(t *testing.T, req *http.Request) (string, bool) {
 	t.Helper()
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
-	ok, err := writeRequest(w, req, httptrace.ContextClientTrace(req.Context()))
+	ok, err := writeRequest(w, req, contextTracer(req.Context()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestWriteRequestHooksAndBody(t *testing.T) {
 		req.ContentLength = tt.length
 		var buf bytes.Buffer
 		w := bufio.NewWriter(&buf)
-		ok, err := writeRequest(w, req, trace)
+		ok, err := writeRequest(w, req, contextTracer(req.Context()))
 		w.Flush()
 		if !ok || errString(err) != tt.wantErr {
 			t.Errorf("length %d: fast %v, error %v, want %q", tt.length, ok, err, tt.wantErr)

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/textproto"
 	"strings"
 	"time"
@@ -49,7 +48,9 @@ const (
 type Transport struct {
 	// DialContext dials a TCP connection. nil uses a net.Dialer with a 30 s
 	// timeout and 30 s TCP keep-alives. The request's context reaches it,
-	// so httptrace's DNS and Connect hooks come from the dialer.
+	// so httptrace's DNS and Connect hooks come from the dialer; for a
+	// request traced by a Tracer (WithTracer) the context also carries a
+	// ClientTrace forwarding those events to it.
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	// TLSClientConfig configures https connections (cloned per dial; its
@@ -117,8 +118,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, errDeadline
 	}
-	trace := httptrace.ContextClientTrace(ctx)
-	if trace != nil && trace.GetConn != nil {
+	trace := contextTracer(ctx)
+	if trace != nil {
 		trace.GetConn(addr)
 	}
 	c, info, err := t.getConn(ctx, scheme, addr, trace, deadline)
@@ -126,7 +127,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, ctxErr(ctx, "dial", err)
 	}
-	if trace != nil && trace.GotConn != nil {
+	if trace != nil {
 		trace.GotConn(info)
 	}
 	if !deadline.IsZero() {
@@ -144,7 +145,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // exchange writes req on c and reads the response headers. On error the
 // caller closes c.
-func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, trace *httptrace.ClientTrace) (*http.Response, error) {
+func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, trace Tracer) (*http.Response, error) {
 	out := req
 	if t.DisableKeepAlives && !req.Close {
 		out = closing(req)
@@ -154,7 +155,7 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, tr
 	w := getWriter(c.nc, t.writeBufferSize())
 	fast, err := writeRequest(w, out, trace)
 	if !fast {
-		err = out.Write(w)
+		err = withWriteTrace(out, trace).Write(w)
 	}
 	if err == nil {
 		err = w.Flush()
@@ -167,7 +168,7 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, tr
 	if _, err := c.br.Peek(1); err != nil {
 		return nil, ctxErr(ctx, "reading response", err)
 	}
-	if trace != nil && trace.GotFirstResponseByte != nil {
+	if trace != nil {
 		trace.GotFirstResponseByte()
 	}
 	var resp *http.Response
@@ -180,10 +181,10 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, tr
 		if code < 100 || code > 199 || code == http.StatusSwitchingProtocols {
 			break
 		}
-		if trace != nil && trace.Got100Continue != nil && code == http.StatusContinue {
+		if trace != nil && code == http.StatusContinue {
 			trace.Got100Continue()
 		}
-		if trace != nil && trace.Got1xxResponse != nil {
+		if trace != nil {
 			if err := trace.Got1xxResponse(code, textproto.MIMEHeader(resp.Header)); err != nil {
 				return nil, err
 			}
@@ -199,7 +200,7 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, tr
 		t.release(c, keep, trace)
 		return resp, nil
 	}
-	resp.Body = &body{rc: resp.Body, t: t, c: c, ctx: ctx, trace: trace, keep: keep}
+	resp.Body = &body{rc: resp.Body, t: t, c: c, ctx: ctx, keep: keep}
 	return resp, nil
 }
 
@@ -226,7 +227,7 @@ func tlsState(tc *tls.Conn) *tls.ConnectionState {
 // release ends c's use by a request whose response was read to its end:
 // back to the idle pool if keep and the request's context did not fire,
 // closed otherwise.
-func (t *Transport) release(c *conn, keep bool, trace *httptrace.ClientTrace) {
+func (t *Transport) release(c *conn, keep bool, trace Tracer) {
 	if !c.unwatch() || !keep {
 		c.close()
 		return
@@ -236,7 +237,7 @@ func (t *Transport) release(c *conn, keep bool, trace *httptrace.ClientTrace) {
 		c.setDeadline(time.Time{})
 	}
 	err := t.putIdle(c)
-	if trace != nil && trace.PutIdleConn != nil {
+	if trace != nil {
 		trace.PutIdleConn(err)
 	}
 	if err != nil {
