@@ -8,7 +8,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"os"
 	"strings"
@@ -186,15 +185,14 @@ func (s *sender) send(ctx context.Context, rec *record.Record, payload []byte) {
 //go:noinline
 func (s *sender) request(ctx context.Context, tr *tracer, rec *record.Record, payload []byte) *http.Response {
 	var (
-		reused bool
 		traced context.Context
+		watch  *reuseWatch
 	)
 	if tr != nil {
 		traced = tr.context(ctx, s.client.Transport)
 	} else {
-		traced = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-			GotConn: func(info httptrace.GotConnInfo) { reused = info.Reused },
-		})
+		watch = new(reuseWatch)
+		traced = watch.context(ctx, s.client.Transport)
 	}
 	target := s.urls[rec.URLIndex]
 	if s.aws != nil {
@@ -207,9 +205,10 @@ func (s *sender) request(ctx context.Context, tr *tracer, rec *record.Record, pa
 			return nil
 		}
 
-		reused = false
 		if tr != nil {
 			tr.reset()
+		} else {
+			watch.reused = false
 		}
 		if s.aws != nil { // signing happens before the send stamp
 			if err := s.aws.prepare(ctx, req, payload); err != nil {
@@ -222,8 +221,11 @@ func (s *sender) request(ctx context.Context, tr *tracer, rec *record.Record, pa
 		if err == nil {
 			return resp
 		}
+		var reused bool
 		if tr != nil {
 			reused = tr.reused()
+		} else {
+			reused = watch.reused
 		}
 		if reused && ctx.Err() == nil && staleConn(err) {
 			continue

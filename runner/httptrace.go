@@ -99,6 +99,25 @@ func (c *countingConn) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// reuseWatch watches an untraced request for the one event send needs:
+// whether its connection was reused (GotConn).
+type reuseWatch struct {
+	h1.NopTracer
+	reused bool
+}
+
+// GotConn notes whether the connection was reused.
+func (w *reuseWatch) GotConn(info httptrace.GotConnInfo) { w.reused = info.Reused }
+
+// context returns ctx carrying w for a request sent through rt: an
+// h1.Tracer for the run's transport, a ClientTrace for another.
+func (w *reuseWatch) context(ctx context.Context, rt http.RoundTripper) context.Context {
+	if readsTracer(rt) {
+		return h1.WithTracer(ctx, w)
+	}
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: w.GotConn})
+}
+
 // tracer collects one request's trace; its methods are the hooks, each
 // stamping the event it is named after (h1.Tracer). The run's transport
 // (h1) calls them on the sending goroutine, but an injected one may call
