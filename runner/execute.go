@@ -82,9 +82,14 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 			sinkErr = err
 		}
 	}
+	keepResponses := r.cfg.ExportLevel == "raw" // the raw export writes every response
 	pipe := startPipeline(computeWorkers(), func(rec *record.Record) []metrics.RecordValue {
 		countInput(r.mcfg.Tokenizer, rec)
-		return metrics.Compute(r.mcfg, rec)
+		vals := metrics.Compute(r.mcfg, rec)
+		if !keepResponses {
+			keepLastResponse(rec)
+		}
+		return vals
 	}, consume)
 
 	prog.startContext(ctx)
