@@ -18,14 +18,16 @@ import (
 // This file collects the HTTP trace of a request (record.HTTPTrace, the
 // http_req_* metrics of reference §2.3) when --show-trace-timing or
 // --export-http-trace is given, and in every --output-schema 1.4 run, as
-// AIPerf 0.13 computes these metrics by default. It costs a tracer per
-// request (recycled after a request on a kept-alive connection, which then
-// costs 4 allocations and about 180 bytes more than an untraced one;
-// BenchmarkSend) and a few atomic additions per connection read or write;
-// nothing per SSE event. The tracer is an h1.Tracer, one context value:
-// the run's transport calls its methods, and builds the dialer's
-// ClientTrace only when it dials; another transport gets a ClientTrace of
-// closures per request (tracer.context).
+// AIPerf 0.13 computes these metrics by default. The tracer is an
+// h1.Tracer, one context value: the run's transport calls its methods, and
+// builds the dialer's ClientTrace only when it dials; another transport
+// gets a ClientTrace of closures per request (tracer.context). A request
+// waiting for its response holds its tracer (288 bytes) and its
+// connection's countingConn more than an untraced one, about 320 bytes
+// (BenchmarkStreamHeap); a tracer is recycled after a request on a
+// kept-alive connection, which then allocates only the record's copy of
+// the trace more (BenchmarkSend). A connection read or write costs a few
+// atomic additions; an SSE event nothing.
 
 // traceHTTP reports whether a run with cfg collects HTTP traces and
 // computes the http_req_* metrics.
