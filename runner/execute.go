@@ -83,9 +83,9 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		}
 	}
 	keepResponses := r.cfg.ExportLevel == "raw" // the raw export writes every response
-	pipe := startPipeline(computeWorkers(), func(rec *record.Record) []metrics.RecordValue {
+	pipe := startPipeline(computeWorkers(), func(rec *record.Record) *metrics.Values {
 		countInput(r.mcfg.Tokenizer, rec)
-		vals := metrics.Compute(r.mcfg, rec)
+		vals := metrics.ComputeValues(r.mcfg, rec)
 		if !keepResponses {
 			keepLastResponse(rec)
 		}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -18,8 +19,17 @@ type processed struct {
 	vals []metrics.RecordValue
 }
 
+// computed is a record waiting for the sink, with its values kept
+// compactly: when 10,000 streams end together, thousands wait (issue 19).
+type computed struct {
+	rec  *record.Record
+	vals *metrics.Values
+}
+
 // recordSink consumes processed records on one goroutine, in completion
-// order (profile_export.jsonl, the accumulator, progress counters).
+// order (profile_export.jsonl, the accumulator, progress counters). p.vals
+// is valid only during the call (the sink reuses its array): a consumer
+// that keeps a record's values copies them (see cloneValues).
 type recordSink func(p processed)
 
 // pipeline moves finished records from the senders to the sink. Senders never
@@ -27,7 +37,7 @@ type recordSink func(p processed)
 // counted as back-pressure and reported. Records are never dropped.
 type pipeline struct {
 	in           chan *record.Record
-	out          chan processed
+	out          chan computed
 	backpressure atomic.Int64
 	computeWG    sync.WaitGroup
 	sinkDone     chan struct{}
@@ -35,10 +45,10 @@ type pipeline struct {
 
 // startPipeline starts workers compute goroutines and the sink goroutine.
 // Call close to flush and wait for them.
-func startPipeline(workers int, compute func(*record.Record) []metrics.RecordValue, sink recordSink) *pipeline {
+func startPipeline(workers int, compute func(*record.Record) *metrics.Values, sink recordSink) *pipeline {
 	p := &pipeline{
 		in:       make(chan *record.Record, queueSize),
-		out:      make(chan processed, queueSize),
+		out:      make(chan computed, queueSize),
 		sinkDone: make(chan struct{}),
 	}
 	for i := 0; i < max(workers, 1); i++ {
@@ -46,14 +56,17 @@ func startPipeline(workers int, compute func(*record.Record) []metrics.RecordVal
 		go func() {
 			defer p.computeWG.Done()
 			for rec := range p.in {
-				p.out <- processed{rec: rec, vals: compute(rec)}
+				p.out <- computed{rec: rec, vals: compute(rec)}
 			}
 		}()
 	}
 	go func() {
 		defer close(p.sinkDone)
-		for pr := range p.out {
-			sink(pr)
+		var vals []metrics.RecordValue
+		for c := range p.out {
+			vals = c.vals.Append(vals[:0])
+			sink(processed{rec: c.rec, vals: vals})
+			clear(vals) // no list or string outlives its record
 		}
 	}()
 	return p
@@ -90,4 +103,14 @@ func keepLastResponse(rec *record.Record) {
 	if n := len(rec.Responses); n > 1 && rec.Valid() {
 		rec.Responses = []record.Response{rec.Responses[n-1]}
 	}
+}
+
+// cloneValues returns a copy of vals that shares nothing with it, for a
+// consumer that keeps a record's values past the sink's call.
+func cloneValues(vals []metrics.RecordValue) []metrics.RecordValue {
+	out := slices.Clone(vals)
+	for i := range out {
+		out[i].List = slices.Clone(out[i].List)
+	}
+	return out
 }

@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/aiperf-go/aiperf/metrics"
 	"github.com/aiperf-go/aiperf/record"
 )
 
@@ -36,5 +38,42 @@ func TestKeepLastResponse(t *testing.T) {
 	keepLastResponse(&rec)
 	if rec.Responses[0].Usage == nil || cap(rec.Responses) != 1 {
 		t.Errorf("the kept response is not a copy of the last in its own array: %+v (cap %d)", rec.Responses, cap(rec.Responses))
+	}
+}
+
+// TestPipelineHandsTheSinkComputedValues runs records through the pipeline
+// and checks that the sink sees, for each, what metrics.Compute gives, even
+// though the sink's array is reused; a copy taken with cloneValues stays
+// intact after later records.
+func TestPipelineHandsTheSinkComputedValues(t *testing.T) {
+	cfg := &metrics.Config{Streaming: true, ProducesTokens: true}
+	recs := make([]*record.Record, 50)
+	for i := range recs {
+		start := int64(1000 + i)
+		recs[i] = &record.Record{Phase: record.PhaseProfiling, StartNS: start, EndNS: start + 300, Streaming: true, InputTokens: 5,
+			Responses: []record.Response{{PerfNS: start + 100 + int64(i), Text: "a"}, {PerfNS: start + 200, Text: "b"}, {PerfNS: start + 300, Text: "c"}}}
+	}
+	want := map[*record.Record][]metrics.RecordValue{}
+	for _, rec := range recs {
+		want[rec] = metrics.Compute(cfg, rec)
+	}
+	kept := map[*record.Record][]metrics.RecordValue{}
+	p := startPipeline(2, func(rec *record.Record) *metrics.Values { return metrics.ComputeValues(cfg, rec) }, func(pr processed) {
+		if !reflect.DeepEqual(pr.vals, want[pr.rec]) {
+			t.Errorf("record %d: sink got %+v, want %+v", pr.rec.StartNS, pr.vals, want[pr.rec])
+		}
+		kept[pr.rec] = cloneValues(pr.vals)
+	})
+	for _, rec := range recs {
+		p.submit(rec)
+	}
+	p.close()
+	if len(kept) != len(recs) {
+		t.Fatalf("the sink saw %d records, want %d", len(kept), len(recs))
+	}
+	for rec, vals := range kept {
+		if !reflect.DeepEqual(vals, want[rec]) {
+			t.Errorf("record %d: the kept copy changed to %+v", rec.StartNS, vals)
+		}
 	}
 }

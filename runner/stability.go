@@ -167,7 +167,7 @@ func (t *stabilityTracker) add(p processed, origin int64) {
 			w.ok++
 			w.latencySum += rec.EndNS - rec.StartNS
 		}
-		w.recs = append(w.recs, p)
+		w.recs = append(w.recs, processed{rec: rec, vals: cloneValues(p.vals)})
 	}
 	t.closeUpTo(rec.EndNS - t.lag)
 }
