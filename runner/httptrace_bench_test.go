@@ -15,15 +15,16 @@ import (
 // BenchmarkStreamHeap measures the heap each in-flight chat stream holds,
 // untraced and traced (issue 19: the trace's share at 10,000 streams): it
 // opens 1,000 streams on connections of their own to a mock (in another
-// process) that answers after 2 s, and while every one waits for its
-// response head reports the live heap, after collections, over what the
-// process held before, per stream. The difference between the two is what
-// tracing costs a waiting request; a stream that reads its body holds the
-// same tracer. b.N is ignored: run it with -benchtime 1x.
+// process) and, while every one waits, reports the live heap, after
+// collections, over what the process held before, per stream. wait=head
+// streams wait for their response head (the mock answers after 2 s);
+// wait=body ones have their head and first token and wait for the second
+// (2 s later), as a stream spends most of its life. The difference between
+// traced and untraced is what tracing costs a waiting request. b.N is
+// ignored: run it with -benchtime 1x.
 func BenchmarkStreamHeap(b *testing.B) {
 	const streams = 1000
-	const ttft = 2 * time.Second
-	url := startMockProcessTB(b, mockserver.Config{TTFT: ttft, OutputTokens: 2, TokensPerChunk: 1, NoRoleChunk: true})
+	const pause = 2 * time.Second
 	open := func(tb testing.TB, s *sender) (before, during uint64) {
 		before = liveHeap()
 		var wg sync.WaitGroup
@@ -37,11 +38,11 @@ func BenchmarkStreamHeap(b *testing.B) {
 				ended.Add(1)
 			})
 		}
-		time.Sleep(ttft / 2)
+		time.Sleep(pause / 2)
 		during = liveHeap()
 		early := ended.Load()
 		wg.Wait()
-		if early != 0 || time.Since(start) < ttft {
+		if early != 0 || time.Since(start) < pause {
 			tb.Fatalf("%d streams ended before the measure, all in %v: the heap was not measured with every stream open", early, time.Since(start))
 		}
 		if n := failed.Load(); n != 0 {
@@ -49,19 +50,27 @@ func BenchmarkStreamHeap(b *testing.B) {
 		}
 		return before, during
 	}
-	// A first round, not measured, leaves what the process keeps for
-	// streams once it had them (the runtime's free goroutines, pools'
-	// capacity) in the heap before the measured ones.
-	warm := newTraceSender(b, url, true)
-	open(b, warm)
-	warm.client.Transport.(*h1.Transport).CloseIdleConnections()
-	for _, trace := range []bool{false, true} {
-		b.Run(fmt.Sprintf("trace=%v", trace), func(b *testing.B) {
-			s := newTraceSender(b, url, true)
-			s.trace = trace
-			before, during := open(b, s)
-			b.ReportMetric(float64(int64(during)-int64(before))/streams, "heap-B/stream")
-		})
+	for _, wait := range []string{"head", "body"} {
+		cfg := mockserver.Config{TTFT: pause, OutputTokens: 2, TokensPerChunk: 1, NoRoleChunk: true}
+		if wait == "body" {
+			cfg = mockserver.Config{ITL: pause, OutputTokens: 2, TokensPerChunk: 1, NoRoleChunk: true}
+		}
+		url := startMockProcessTB(b, cfg)
+		// A first round, not measured, leaves what the process keeps for
+		// streams once it had them (the runtime's free goroutines, pools'
+		// capacity) in the heap before the measured ones.
+		warm := newTraceSender(b, url, true)
+		open(b, warm)
+		warm.client.Transport.(*h1.Transport).CloseIdleConnections()
+		for _, trace := range []bool{false, true} {
+			b.Run(fmt.Sprintf("wait=%s/trace=%v", wait, trace), func(b *testing.B) {
+				s := newTraceSender(b, url, true)
+				s.trace = trace
+				before, during := open(b, s)
+				b.ReportMetric(float64(int64(during)-int64(before))/streams, "heap-B/stream")
+				s.client.Transport.(*h1.Transport).CloseIdleConnections()
+			})
+		}
 	}
 }
 
