@@ -285,11 +285,12 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, l
 		r.log.Debug("phase started", "phase", spec.phase, "requests", spec.count, "duration", spec.duration, "concurrency", spec.concurrency, "request_rate", spec.rate)
 	}
 	ph := &phaseRun{spec: spec, ctx: sendCtx, is: newIssuer(spec, r.clock, onStart)}
+	ph.openSession = func() *session { return r.newSession(spec.phase) }
 	ph.newSession = func() *session {
 		if !ph.is.startSession() {
 			return nil
 		}
-		return r.newSession(spec.phase)
+		return ph.openSession()
 	}
 	r.shardPhase(ph)
 	prefill := newLimiter(spec.prefill, spec.prefillRamp)

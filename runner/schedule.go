@@ -57,6 +57,34 @@ func newIssuer(spec *phaseSpec, clock *record.Clock, onStart func()) *issuer {
 func (is *issuer) take(intended int64) (credit, bool) {
 	is.mu.Lock()
 	defer is.mu.Unlock()
+	return is.takeLocked(intended)
+}
+
+// startWithCredit starts a session made by open together with its first
+// turn's credit, intended when that turn is ready, in one step: a session
+// that starts always sends its first turn. Closed-loop workers start
+// sessions concurrently; started apart, a worker could start a session,
+// lose the last credit to another worker, and leave a session number, and
+// the conversation drawn for it, unsent, with one more session drawn after
+// it instead (TestShardUnionIsThePlan). It returns false when the phase may
+// start no more sessions.
+func (is *issuer) startWithCredit(open func() *session) (*session, credit, bool) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	if !is.mayStartLocked() {
+		return nil, credit{}, false
+	}
+	is.sessions++
+	s := open()
+	c, ok := is.takeLocked(s.readyAt(is.clock.Now()))
+	if !ok { // mayStartLocked checked what takeLocked does
+		return nil, credit{}, false
+	}
+	return s, c, true
+}
+
+// takeLocked is take with is.mu held.
+func (is *issuer) takeLocked(intended int64) (credit, bool) {
 	now := is.clock.Now()
 	if is.spec.count != 0 && is.sent >= is.spec.count { // < 0: none (a shard's empty share)
 		return credit{}, false
@@ -145,7 +173,10 @@ type phaseRun struct {
 	// newSession starts a session on the next sampled conversation, or
 	// returns nil when the phase may start no more sessions.
 	newSession func() *session
-	dispatch   dispatchFunc
+	// openSession starts a session on the next sampled conversation
+	// without asking the issuer (issuer.startWithCredit does).
+	openSession func() *session
+	dispatch    dispatchFunc
 	// zero, when set, is the schedule's start (monotonic ns): a shard's
 	// common start. An open loop sends ticks offset, offset+stride, ... of
 	// the schedule (a shard's part); stride 0 means every tick.
@@ -176,16 +207,21 @@ func runClosedLoop(workers int, phases []*phaseRun, clock *record.Clock) {
 			for _, ph := range phases {
 				var s *session
 				for ph.ctx.Err() == nil {
+					var c credit
+					ok := false
 					if s == nil || s.done() {
-						if s = ph.newSession(); s == nil {
+						if s, c, ok = ph.is.startWithCredit(ph.openSession); !ok {
 							break
 						}
 						s.slot = w
-					}
-					s.waitReady(ph.ctx, clock)
-					c, ok := ph.is.take(0)
-					if !ok {
-						break
+						if d := c.intended - clock.Now(); d > 0 { // a first turn's delay
+							coarseSleep(ph.ctx, time.Duration(d))
+						}
+					} else {
+						s.waitReady(ph.ctx, clock)
+						if c, ok = ph.is.take(0); !ok {
+							break
+						}
 					}
 					bo.after(ph.ctx, ph.dispatch(ph.ctx, c, s))
 				}
