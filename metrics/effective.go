@@ -131,7 +131,25 @@ func (l *sweepLog) results(in *[2]float64) []Result {
 	if in != nil {
 		ws, we = in[0], in[1]
 	}
-	stats := l.stats(conc, ws, we)
+	return sweepResults(l.stats(conc, [][2]float64{{ws, we}})[0])
+}
+
+// resultsEach returns the 14 sweep-line results over each window, building
+// every curve once for all of them; nil without records.
+func (l *sweepLog) resultsEach(wins [][2]float64) [][]Result {
+	conc := lastAtEachTime(concurrencySweep(l.ivs, ivStart, ivEnd, 0))
+	if len(conc) == 0 {
+		return nil
+	}
+	out := make([][]Result, len(wins))
+	for i, st := range l.stats(conc, wins) {
+		out[i] = sweepResults(st)
+	}
+	return out
+}
+
+// sweepResults turns the 14 sweeps' statistics into results.
+func sweepResults(stats [len(sweepSpecs)]sweepStats) []Result {
 	out := make([]Result, len(sweepSpecs))
 	for i, sp := range sweepSpecs {
 		st, f := stats[i], sp.scale
@@ -146,31 +164,44 @@ func (l *sweepLog) results(in *[2]float64) []Result {
 	return out
 }
 
-// stats returns the statistics of the 14 sweeps over [ws, we], in
-// sweepSpecs' order. Each large curve is built when the ones before it are
-// no longer needed (a curve's last use ends its life), keeps one point per
-// time, and the per-user curves are divided in place of their numerators,
-// so at most a rate curve and the shared segment array are large at once.
-func (l *sweepLog) stats(conc step, ws, we float64) [len(sweepSpecs)]sweepStats {
+// stats returns the statistics of the 14 sweeps over each window, in
+// sweepSpecs' order. Each large curve is built once, for every window,
+// when the ones before it are no longer needed (a curve's last use ends
+// its life), keeps one point per time, and the per-user curves are
+// divided in place of their numerators, so at most a rate curve and the
+// shared segment array are large at once.
+func (l *sweepLog) stats(conc step, wins [][2]float64) [][len(sweepSpecs)]sweepStats {
 	ivs := l.ivs
-	var st [len(sweepSpecs)]sweepStats
+	st := make([][len(sweepSpecs)]sweepStats, len(wins))
 	sc := &scratch{}
+	// each sets statistic k of every window to f over it.
+	each := func(k int, f func(ws, we float64) sweepStats) {
+		for i, w := range wins {
+			st[i][k] = f(w[0], w[1])
+		}
+	}
+	timed := func(k int, s step) {
+		each(k, func(ws, we float64) sweepStats { return timeWeighted(s, ws, we, sc) })
+	}
+	active := func(k int, rate, mask step) {
+		each(k, func(ws, we float64) sweepStats { return activeWeighted(rate, mask, ws, we, sc) })
+	}
 	genConc := lastAtEachTime(concurrencySweep(ivs, ivGen, ivEnd, 0))
 	pfConc := lastAtEachTime(concurrencySweep(ivs, ivStart, ivGen, 0))
-	st[0] = timeWeighted(conc, ws, we, sc)
-	st[3] = timeWeighted(genConc, ws, we, sc)
-	st[4] = timeWeighted(pfConc, ws, we, sc)
+	timed(0, conc)
+	timed(3, genConc)
+	timed(4, pfConc)
 
 	total := lastAtEachTime(totalSweep(ivs))
-	st[5] = timeWeighted(total, ws, we, sc)
-	st[13] = activeWeighted(total, conc, ws, we, sc)
+	timed(5, total)
+	active(13, total, conc)
 
 	prefill := lastAtEachTime(prefillSweep(ivs, len(pfConc)))
-	st[2] = timeWeighted(prefill, ws, we, sc)
-	st[10] = activeWeighted(prefill, pfConc, ws, we, sc)
+	timed(2, prefill)
+	active(10, prefill, pfConc)
 	prefillUser := divideSteps(prefill, pfConc)
-	st[7] = timeWeighted(prefillUser, ws, we, sc)
-	st[12] = activeWeighted(prefillUser, pfConc, ws, we, sc)
+	timed(7, prefillUser)
+	active(12, prefillUser, pfConc)
 
 	var decode step
 	if l.icl.any() {
@@ -181,11 +212,11 @@ func (l *sweepLog) stats(conc step, ws, we float64) [len(sweepSpecs)]sweepStats 
 	decode = lastAtEachTime(decode)
 	// The largest segment array: decodeUser's active statistics.
 	sc.take(len(decode) + 2*len(genConc) + 1)
-	st[1] = timeWeighted(decode, ws, we, sc)
-	st[9] = activeWeighted(decode, genConc, ws, we, sc)
+	timed(1, decode)
+	active(9, decode, genConc)
 	decodeUser := divideSteps(decode, genConc)
-	st[6] = timeWeighted(decodeUser, ws, we, sc)
-	st[11] = activeWeighted(decodeUser, genConc, ws, we, sc)
+	timed(6, decodeUser)
+	active(11, decodeUser, genConc)
 
 	var inFlight step
 	if l.icl.any() {
@@ -193,7 +224,7 @@ func (l *sweepLog) stats(conc step, ws, we float64) [len(sweepSpecs)]sweepStats 
 	} else {
 		inFlight = tokensInFlightSweep(ivs)
 	}
-	st[8] = timeWeighted(lastAtEachTime(inFlight), ws, we, sc)
+	timed(8, lastAtEachTime(inFlight))
 	return st
 }
 
@@ -206,6 +237,20 @@ func (a *Accumulator) SweepResults(start, end int64) []Result {
 		return nil
 	}
 	return a.sweep.results(&[2]float64{float64(start), float64(end)})
+}
+
+// SweepResultsEach returns SweepResults for each of the windows (start
+// and end ns), in their order, building each curve once for all of them
+// (timeslices: one call for every slice); nil when SweepResults would be.
+func (a *Accumulator) SweepResultsEach(windows [][2]int64) [][]Result {
+	if !a.cfg.Schema14 {
+		return nil
+	}
+	wins := make([][2]float64, len(windows))
+	for i, w := range windows {
+		wins[i] = [2]float64{float64(w[0]), float64(w[1])}
+	}
+	return a.sweep.resultsEach(wins)
 }
 
 // latencyResults returns credit_to_start_latency (start - credit issued)

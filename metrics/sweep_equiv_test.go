@@ -236,3 +236,29 @@ func TestWeightedMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepResultsEachMatchesOneByOne: the results over several windows
+// from curves built once equal, bit for bit, the results over each window
+// alone.
+func TestSweepResultsEachMatchesOneByOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 10))
+	for c := range 300 {
+		l := randLog(rng, 40)
+		var wins [][2]float64
+		for len(wins) < 1+rng.IntN(6) {
+			if w := randWindow(rng, l); w != nil {
+				wins = append(wins, *w)
+			}
+		}
+		got := l.resultsEach(wins)
+		for i, w := range wins {
+			want := l.results(&w)
+			if len(got) == 0 && want == nil {
+				continue
+			}
+			if len(got) != len(wins) || !sameBits(resultBits(got[i]), resultBits(want)) {
+				t.Fatalf("case %d window %v: resultsEach gave\n%+v\nwant\n%+v", c, w, got, want)
+			}
+		}
+	}
+}

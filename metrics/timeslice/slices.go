@@ -79,11 +79,19 @@ func (a *Accumulator) Slices() []Slice {
 		if len(s.Summary.Results) == 0 {
 			continue
 		}
-		if run != nil {
-			s.Summary.Results = append(s.Summary.Results, run.SweepResults(s.Start, s.End)...)
-		}
 		s.Index = len(out)
 		out = append(out, s)
+	}
+	if run != nil && len(out) > 0 {
+		// Every slice's sweep-line results from the run's curves, built
+		// once for all of them.
+		wins := make([][2]int64, len(out))
+		for i := range out {
+			wins[i] = [2]int64{out[i].Start, out[i].End}
+		}
+		for i, res := range run.SweepResultsEach(wins) {
+			out[i].Summary.Results = append(out[i].Summary.Results, res...)
+		}
 	}
 	return out
 }
