@@ -276,15 +276,19 @@ func (s *sender) readStream(ctx context.Context, rec *record.Record, body io.Rea
 	s.readMessages(ctx, rec, sse.NewReader(body, s.clock.Now))
 }
 
-// readMessages parses the stamped messages of rd into responses.
+// readMessages parses the stamped messages of rd into rec's responses,
+// logged in columns while the stream is read (streamLog) and set on rec
+// when it ends, however it ends.
 func (s *sender) readMessages(ctx context.Context, rec *record.Record, rd messageReader) {
 	var st endpoint.Stream // this stream's parse state (responses: deltas seen)
 	signalled := false     // the first token was reported to the prefill limit
+	log := newStreamLog()
+	defer func() { rec.Responses = log.responses() }()
 	for {
 		msg, err := rd.Next()
 		if errors.Is(err, io.EOF) {
-			if len(rec.Responses) > 0 {
-				rec.EndNS = rec.Responses[len(rec.Responses)-1].PerfNS
+			if log.len() > 0 {
+				rec.EndNS = log.lastAt()
 			} else {
 				rec.EndNS = s.clock.Now()
 			}
@@ -313,10 +317,7 @@ func (s *sender) readMessages(ctx context.Context, rec *record.Record, rd messag
 		}
 		if ok {
 			r.PerfNS = msg.PerfNS
-			if cap(rec.Responses) == 0 {
-				rec.Responses = make([]record.Response, 0, responsesCap(rec.RequestedOutputTokens))
-			}
-			rec.Responses = append(rec.Responses, r)
+			log.add(&r, rec.RequestedOutputTokens)
 			if !signalled && r.HasContent() {
 				signalled = true
 				firstToken(ctx)
@@ -325,19 +326,16 @@ func (s *sender) readMessages(ctx context.Context, rec *record.Record, rd messag
 	}
 }
 
-// maxResponsesCap bounds the responses a stream allocates at its first
-// one: 32 (2.5 KiB) is what doubling from one reaches by the 17th anyway,
+// maxResponsesCap bounds the responses a stream's log makes room for at
+// its first one: 32, what doubling from one reaches by the 17th anyway,
 // so a stream that ends early holds at most that much more than it needs.
 const maxResponsesCap = 32
 
-// responsesCap is the capacity a stream's responses get at the first one:
-// its requested output tokens plus a role, a finish and a usage message,
-// bounded by maxResponsesCap; 1 when no output length was requested.
-// Allocated once, at the first response (not while the stream waits for
-// its head), instead of growing by doubling: 22 responses of 20 tokens
-// take 2,048 bytes in one allocation against 2,688 held after six that
-// left 2,480 bytes of garbage (10,000 streams: 6 MB live and 25 MB of
-// garbage less; issue 19).
+// responsesCap is the room a stream's log (streamLog) makes at the first
+// response: its requested output tokens plus a role, a finish and a usage
+// message, bounded by maxResponsesCap; 1 when no output length was
+// requested. Made once, at the first response (not while the stream waits
+// for its head), instead of growing by doubling (issue 19).
 func responsesCap(requestedOutputTokens int) int {
 	if requestedOutputTokens <= 0 {
 		return 1

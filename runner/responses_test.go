@@ -24,18 +24,18 @@ func TestResponsesCap(t *testing.T) {
 	}
 }
 
-// fakeMessages replays msgs, then io.EOF, noting each backing array that
-// rec's responses had when the next message was asked for.
+// fakeMessages replays msgs, then io.EOF, noting whether rec had any
+// responses set while the stream was read.
 type fakeMessages struct {
-	msgs   []sse.Message
-	i      int
-	rec    *record.Record
-	arrays map[*record.Response]bool
+	msgs  []sse.Message
+	i     int
+	rec   *record.Record
+	early bool
 }
 
 func (f *fakeMessages) Next() (sse.Message, error) {
-	if len(f.rec.Responses) > 0 {
-		f.arrays[unsafe.SliceData(f.rec.Responses)] = true
+	if f.rec.Responses != nil {
+		f.early = true
 	}
 	if f.i == len(f.msgs) {
 		return sse.Message{}, io.EOF
@@ -44,12 +44,11 @@ func (f *fakeMessages) Next() (sse.Message, error) {
 	return f.msgs[f.i-1], nil
 }
 
-// TestStreamResponsesAllocatedOnce reads a stream of 20 content messages
-// and a usage message twice: with 20 requested output tokens its responses
-// live in one array from the first; with none they grow by doubling from
-// one element (capacities 1, 2, 4, 8, 16, 32: six arrays). The responses
-// are the same either way.
-func TestStreamResponsesAllocatedOnce(t *testing.T) {
+// TestStreamResponsesBuiltAtTheEnd reads a stream of 20 content messages
+// and a usage message, with and without a requested output length: the
+// record gets its responses when the stream ends, in one array of exactly
+// their number, the texts back to back in one string.
+func TestStreamResponsesBuiltAtTheEnd(t *testing.T) {
 	ep, err := endpoint.Lookup("chat")
 	if err != nil {
 		t.Fatal(err)
@@ -57,22 +56,27 @@ func TestStreamResponsesAllocatedOnce(t *testing.T) {
 	s := &sender{ep: ep, clock: record.NewClock()}
 	var msgs []sse.Message
 	for i := range 20 {
-		msgs = append(msgs, sse.Message{PerfNS: int64(i + 1), Data: []byte(`{"choices":[{"index":0,"delta":{"content":"x"}}]}`)})
+		msgs = append(msgs, sse.Message{PerfNS: int64(i + 1), Data: []byte(`{"choices":[{"index":0,"delta":{"content":"x` + string(rune('a'+i)) + `"}}]}`)})
 	}
 	msgs = append(msgs, sse.Message{PerfNS: 21, Data: []byte(`{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":20,"total_tokens":25}}`)})
-	for _, tc := range []struct{ osl, arrays int }{{0, 6}, {20, 1}} {
-		rec := &record.Record{RequestedOutputTokens: tc.osl}
-		rd := &fakeMessages{msgs: msgs, rec: rec, arrays: map[*record.Response]bool{}}
+	for _, osl := range []int{0, 20} {
+		rec := &record.Record{RequestedOutputTokens: osl}
+		rd := &fakeMessages{msgs: msgs, rec: rec}
 		s.readMessages(context.Background(), rec, rd)
 		if rec.Error != nil {
-			t.Fatalf("osl %d: %+v", tc.osl, *rec.Error)
+			t.Fatalf("osl %d: %+v", osl, *rec.Error)
 		}
-		if len(rec.Responses) != 21 || rec.Responses[0].Text != "x" || rec.Responses[0].PerfNS != 1 ||
-			rec.Responses[20].Usage == nil || rec.Responses[20].PerfNS != 21 || rec.EndNS != 21 {
-			t.Errorf("osl %d: %d responses, first %+v, last %+v, end %d", tc.osl, len(rec.Responses), rec.Responses[0], rec.Responses[len(rec.Responses)-1], rec.EndNS)
+		rs := rec.Responses
+		if len(rs) != 21 || cap(rs) != 21 || rs[0].Text != "xa" || rs[0].PerfNS != 1 || rs[19].Text != "xt" ||
+			rs[20].Text != "" || rs[20].Usage == nil || *rs[20].Usage.CompletionTokens != 20 || rs[20].PerfNS != 21 || rec.EndNS != 21 {
+			t.Errorf("osl %d: %d responses (cap %d), first %+v, last %+v, end %d", osl, len(rs), cap(rs), rs[0], rs[len(rs)-1], rec.EndNS)
+			continue
 		}
-		if len(rd.arrays) != tc.arrays {
-			t.Errorf("osl %d: the responses lived in %d arrays, want %d", tc.osl, len(rd.arrays), tc.arrays)
+		if rd.early {
+			t.Errorf("osl %d: the record had responses while the stream was read", osl)
+		}
+		if unsafe.Pointer(unsafe.StringData(rs[1].Text)) != unsafe.Add(unsafe.Pointer(unsafe.StringData(rs[0].Text)), len(rs[0].Text)) {
+			t.Errorf("osl %d: the texts are not back to back in one string", osl)
 		}
 	}
 }
