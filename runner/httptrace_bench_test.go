@@ -67,12 +67,14 @@ func BenchmarkStreamHeap(b *testing.B) {
 		// streams once it had them (the runtime's free goroutines, pools'
 		// capacity) in the heap before the measured ones.
 		warm := newTraceSender(b, url, true)
+		warm.connDeadline = true
 		open(b, warm, tc.pause, tc.maxTokens)
 		warm.client.Transport.(*h1.Transport).CloseIdleConnections()
 		for _, trace := range []bool{false, true} {
 			b.Run(fmt.Sprintf("wait=%s/trace=%v", tc.wait, trace), func(b *testing.B) {
 				s := newTraceSender(b, url, true)
 				s.trace = trace
+				s.connDeadline = true // the run's own transport enforces the timeout, as in a run
 				before, during := open(b, s, tc.pause, tc.maxTokens)
 				b.ReportMetric(float64(int64(during)-int64(before))/streams, "heap-B/stream")
 				s.client.Transport.(*h1.Transport).CloseIdleConnections()
