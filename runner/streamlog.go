@@ -1,6 +1,88 @@
 package runner
 
-import "github.com/aiperf-go/aiperf/record"
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/aiperf-go/aiperf/endpoint"
+	"github.com/aiperf-go/aiperf/internal/sse"
+	"github.com/aiperf-go/aiperf/record"
+)
+
+// readStream reads SSE messages, each stamped at its first byte before any
+// parsing, and parses them into responses.
+func (s *sender) readStream(ctx context.Context, rec *record.Record, body io.Reader) {
+	s.readMessages(ctx, rec, sse.NewReader(body, s.clock.Now))
+}
+
+// readMessages parses the stamped messages of rd into rec's responses,
+// logged in columns while the stream is read (streamLog) and set on rec
+// when it ends, however it ends.
+func (s *sender) readMessages(ctx context.Context, rec *record.Record, rd messageReader) {
+	var st endpoint.Stream // this stream's parse state (responses: deltas seen)
+	signalled := false     // the first token was reported to the prefill limit
+	log := newStreamLog()
+	defer func() { rec.Responses = log.responses() }()
+	for {
+		msg, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			if log.len() > 0 {
+				rec.EndNS = log.lastAt()
+			} else {
+				rec.EndNS = s.clock.Now()
+			}
+			return
+		}
+		if typ, msg, ok := awsStreamError(err); ok {
+			s.fail(rec, 0, typ, msg)
+			return
+		}
+		if errors.Is(err, sse.ErrTruncated) {
+			s.fail(rec, 0, "IncompleteStream", "stream ended in the middle of an event")
+			return
+		}
+		if err != nil {
+			s.failErr(ctx, rec, err)
+			return
+		}
+		if msg.Event == "error" {
+			s.fail(rec, 0, "StreamError", strings.TrimSpace(string(msg.Data)))
+			return
+		}
+		r, ok, err := s.ep.ParseStream(&st, msg.Data)
+		if err != nil {
+			s.failParse(rec, msg.Data, err)
+			return
+		}
+		if ok {
+			r.PerfNS = msg.PerfNS
+			log.add(&r, rec.RequestedOutputTokens)
+			if !signalled && r.HasContent() {
+				signalled = true
+				firstToken(ctx)
+			}
+		}
+	}
+}
+
+// maxResponsesCap bounds the responses a stream's log makes room for at
+// its first one: 32, what doubling from one reaches by the 17th anyway,
+// so a stream that ends early holds at most that much more than it needs.
+const maxResponsesCap = 32
+
+// responsesCap is the room a stream's log (streamLog) makes at the first
+// response: its requested output tokens plus a role, a finish and a usage
+// message, bounded by maxResponsesCap; 1 when no output length was
+// requested. Made once, at the first response (not while the stream waits
+// for its head), instead of growing by doubling (issue 19).
+func responsesCap(requestedOutputTokens int) int {
+	if requestedOutputTokens <= 0 {
+		return 1
+	}
+	return min(requestedOutputTokens+3, maxResponsesCap)
+}
 
 // streamLog holds a stream's responses while the stream is read, in
 // columns: each response's time, and its text and reasoning appended to
