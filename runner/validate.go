@@ -112,10 +112,12 @@ func (c *Config) Validate() error {
 		add("--prompt-batch-size must be >= 1 (got %d)", c.PromptBatchSize)
 	}
 
-	if c.Concurrency < 0 {
+	// The values given on the command line are checked in validateLoad
+	// (ConcurrencyList, RequestRateList); these, from elsewhere, only here.
+	if c.Concurrency < 0 && len(c.ConcurrencyList) == 0 {
 		add("--concurrency must be >= 1 (got %d)", c.Concurrency)
 	}
-	if c.RequestRate < 0 {
+	if c.RequestRate < 0 && len(c.RequestRateList) == 0 {
 		add("--request-rate must be > 0 requests/sec (got %v)", c.RequestRate)
 	}
 	oneOf("--arrival-pattern", c.ArrivalPattern, arrivalPatterns)

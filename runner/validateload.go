@@ -117,12 +117,20 @@ func (c *Config) loadProblems() []string {
 		add("--concurrency and --request-rate cannot both be lists: sweep one of them")
 	}
 	for _, v := range c.ConcurrencyList {
-		if v < 1 {
+		switch {
+		case v >= 1:
+		case len(c.ConcurrencyList) == 1:
+			add("--concurrency must be >= 1 (got %d)", v)
+		default:
 			add("--concurrency values must be >= 1 (got %d)", v)
 		}
 	}
 	for _, v := range c.RequestRateList {
-		if v <= 0 {
+		switch {
+		case v > 0:
+		case len(c.RequestRateList) == 1:
+			add("--request-rate must be > 0 requests/sec (got %v)", v)
+		default:
 			add("--request-rate values must be > 0 (got %v)", v)
 		}
 	}

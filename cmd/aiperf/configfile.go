@@ -202,14 +202,7 @@ func unknownKeyError(file string, line int, key string, valid []string) error {
 // a third of key's length (at least 2 edits); ties go to the earlier name
 // in sort order.
 func nearestName(key string, valid []string) (string, bool) {
-	limit := max(2, len(key)/3)
-	best, bestD := "", limit+1
-	for _, v := range valid {
-		if d := editDistance(key, v); d < bestD || d == bestD && v < best {
-			best, bestD = v, d
-		}
-	}
-	return best, bestD <= limit
+	return nearest(key, valid, max(2, len(key)/3))
 }
 
 // resolveAlias follows a YAML alias (*anchor) to its node.

@@ -122,15 +122,26 @@ func checkEnv(environ []string, settings []envSetting, stderr io.Writer) error {
 // quarter of the name after the prefix, and at least 2 edits allowed.
 func nearestSetting(key string, settings []envSetting) (envSetting, bool) {
 	name := strings.TrimPrefix(key, envPrefix)
-	limit := max(2, len(name)/4)
-	var best envSetting
-	bestD := limit + 1
+	byName := map[string]envSetting{}
+	var names []string
 	for _, s := range settings {
-		if !s.long {
-			continue
+		if s.long {
+			n := strings.TrimPrefix(s.key, envPrefix)
+			byName[n] = s
+			names = append(names, n)
 		}
-		if d := editDistance(name, strings.TrimPrefix(s.key, envPrefix)); d < bestD || d == bestD && s.key < best.key {
-			best, bestD = s, d
+	}
+	best, ok := nearest(name, names, max(2, len(name)/4))
+	return byName[best], ok
+}
+
+// nearest returns the candidate fewest edits from key (editDistance), when
+// at most limit edits; ties go to the earlier candidate in sort order.
+func nearest(key string, candidates []string, limit int) (string, bool) {
+	best, bestD := "", limit+1
+	for _, c := range candidates {
+		if d := editDistance(key, c); d < bestD || d == bestD && c < best {
+			best, bestD = c, d
 		}
 	}
 	return best, bestD <= limit

@@ -204,3 +204,23 @@ func TestProblemsReportedTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestOneMessagePerBadLoadValue: a single bad --concurrency or
+// --request-rate value is reported once, in the flag's own words (the
+// sweep's list check and the value's check used to both fire).
+func TestOneMessagePerBadLoadValue(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"profile", "-m", "x", "--concurrency", "-3"}, "aiperf: invalid configuration: --concurrency must be >= 1 (got -3)\n"},
+		{[]string{"profile", "-m", "x", "--concurrency", "0"}, "aiperf: invalid configuration: --concurrency must be >= 1 (got 0)\n"},
+		{[]string{"profile", "-m", "x", "--request-rate", "-2"}, "aiperf: invalid configuration: --request-rate must be > 0 requests/sec (got -2)\n"},
+		{[]string{"profile", "-m", "x", "--concurrency", "2,0"}, "aiperf: invalid configuration: --concurrency values must be >= 1 (got 0)\n"},
+	} {
+		code, _, stderr := runCLI(t, tt.args...)
+		if code != exitUsage || !strings.HasSuffix(stderr, tt.want) {
+			t.Errorf("%q: exit %d, stderr %q, want exit 2 ending %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}

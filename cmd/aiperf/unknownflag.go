@@ -80,21 +80,25 @@ func commandPath(root, cmd *ff.Command) []string {
 }
 
 // nearestFlag returns the long flag of fs (and its parents) closest to name
-// by edit distance (editDistance, envcheck.go), or "" when none is within a third of name's length.
+// by edit distance, or "" when none is within a third of name's length, or
+// 2 edits for a name of 4 letters or more (two letters swapped: --modle).
 func nearestFlag(name string, fs ff.Flags) string {
 	if fs == nil {
 		return ""
 	}
-	best, bestD := "", len(name)/3+1
+	var longs []string
 	_ = fs.WalkFlags(func(f ff.Flag) error {
-		long, ok := f.GetLongName()
-		if !ok {
-			return nil
-		}
-		if d := editDistance(name, long); d < bestD {
-			best, bestD = long, d
+		if long, ok := f.GetLongName(); ok {
+			longs = append(longs, long)
 		}
 		return nil
 	})
-	return best
+	limit := len(name) / 3
+	if len(name) >= 4 {
+		limit = max(limit, 2)
+	}
+	if best, ok := nearest(name, longs, limit); ok {
+		return best
+	}
+	return ""
 }

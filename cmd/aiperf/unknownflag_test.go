@@ -15,6 +15,7 @@ func TestUnknownFlagHint(t *testing.T) {
 	}{
 		{[]string{"profile", "-m", "x", "--concurency", "3"}, "aiperf: unknown flag --concurency: did you mean --concurrency? (see aiperf profile --help)\n"},
 		{[]string{"profile", "--wokers-max", "3"}, "aiperf: unknown flag --wokers-max: did you mean --workers-max? (see aiperf profile --help)\n"},
+		{[]string{"profile", "--modle", "x"}, "aiperf: unknown flag --modle: did you mean --model? (see aiperf profile --help)\n"},
 		{[]string{"profile", "--zzzzzzzz"}, "aiperf: unknown flag --zzzzzzzz (see aiperf profile --help)\n"},
 		{[]string{"profile", "-Z"}, "aiperf: unknown flag -Z (see aiperf profile --help)\n"},
 		{[]string{"--verzion"}, "aiperf: unknown flag --verzion: did you mean --version? (see aiperf --help)\n"},
