@@ -32,7 +32,9 @@ var recordOrder = [...]metricID{
 // Compute keeps no state but a cache of the enabled metrics per
 // configuration (enabledFor), and is safe for concurrent use.
 func Compute(cfg *Config, rec *record.Record) []RecordValue {
-	return ComputeValues(cfg, rec).Append(nil)
+	var v Values
+	v.compute(cfg, rec)
+	return v.Append(nil)
 }
 
 // ComputeValues computes what Compute returns and keeps it compactly
@@ -41,8 +43,15 @@ func Compute(cfg *Config, rec *record.Record) []RecordValue {
 // matters while thousands of records wait to be consumed (issue 19). It
 // is safe for concurrent use, as Compute.
 func ComputeValues(cfg *Config, rec *record.Record) *Values {
+	v := &Values{}
+	v.compute(cfg, rec)
+	return v
+}
+
+// compute fills v with rec's values under cfg.
+func (v *Values) compute(cfg *Config, rec *record.Record) {
 	en := enabledFor(cfg)
-	v := &Values{en: en}
+	v.en = en
 	c := &v.c
 	if rec.Valid() {
 		c.valid(cfg, en, rec)
@@ -51,7 +60,6 @@ func ComputeValues(cfg *Config, rec *record.Record) *Values {
 			c.set(idErrISL, float64(isl))
 		}
 	}
-	return v
 }
 
 // Values are one record's metric values, computed by ComputeValues.

@@ -226,6 +226,10 @@ type rawResponse struct {
 	Usage     *record.Usage `json:"usage,omitempty"`
 }
 
+// writesResponses reports whether writeRecord writes every response of a
+// record (the raw export), which must then keep them (keepLastResponse).
+func (a *artifacts) writesResponses() bool { return a.rawEnc != nil }
+
 // writeRecord appends one profiling record to the record streams.
 func (a *artifacts) writeRecord(rec *record.Record, vals []metrics.RecordValue) error {
 	if a.recW != nil {

@@ -82,7 +82,7 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 			sinkErr = err
 		}
 	}
-	keepResponses := r.cfg.ExportLevel == "raw" // the raw export writes every response
+	keepResponses := arts.writesResponses()
 	pipe := startPipeline(computeWorkers(), func(rec *record.Record) *metrics.Values {
 		countInput(r.mcfg.Tokenizer, rec)
 		vals := metrics.ComputeValues(r.mcfg, rec)
