@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"math"
-	"slices"
 	"strconv"
 )
 
@@ -59,8 +58,7 @@ func (a *Accumulator) adjustedResults(errors int) []Result {
 // rank k beyond.
 func (d *Distribution) ranker() func(k int) float64 {
 	if d.sk == nil {
-		sorted := slices.Clone(d.exact)
-		slices.Sort(sorted)
+		sorted := d.sortedExact()
 		return func(k int) float64 { return sorted[k] }
 	}
 	t := d.sk.settled()

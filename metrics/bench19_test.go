@@ -67,16 +67,10 @@ func synthSweepLog(streams, gaps int) *sweepLog {
 				sum += icl[k]
 			}
 			end := start + ttft + sum
-			l.ivs = append(l.ivs, interval{
+			l.log(interval{
 				start: start, gen: start + ttft, end: end,
 				isl: float64(100 + rng.IntN(100)), osl: float64(gaps + 1),
-			})
-			l.credit = append(l.credit, start-1000)
-			if len(l.icl.off) == 0 {
-				l.icl.off = append(l.icl.off, 0)
-			}
-			l.icl.icl = append(l.icl.icl, icl...)
-			l.icl.off = append(l.icl.off, len(l.icl.icl))
+			}, start-1000, icl)
 			l.lastEnd = max(l.lastEnd, int64(end))
 			start = end + float64(rng.IntN(1_000_000))
 		}

@@ -38,8 +38,9 @@ const exactCap = 250_000
 // not safe for concurrent use.
 type Distribution struct {
 	// exact holds every value in arrival order until the cap is passed,
-	// then nil; sk holds the values from then on.
-	exact []float64
+	// then nothing; sk holds the values from then on. Its blocks are never
+	// copied as it grows (issue 19).
+	exact chunked[float64]
 	sk    *sketch
 	// limit overrides exactCap when positive (tests).
 	limit int
@@ -74,26 +75,17 @@ func (d *Distribution) Add(v float64) {
 	if limit <= 0 {
 		limit = exactCap
 	}
-	if len(d.exact) < limit {
-		d.exact = appendCapped(d.exact, v, limit)
+	if d.exact.len() < limit {
+		// Capped so that the exact values never hold more than the cap's
+		// memory.
+		d.exact.pushCapped(v, limit)
 		return
 	}
 	// Past the cap: the exact values are folded into the sketch and their
 	// memory is released.
-	d.sk = newSketch(d.exact)
-	d.exact = nil
+	d.sk = newSketch(&d.exact)
+	d.exact = chunked[float64]{}
 	d.sk.add(v)
-}
-
-// appendCapped appends v, growing the slice by doubling but never beyond
-// limit, so that the exact values never hold more than the cap's memory.
-func appendCapped(s []float64, v float64, limit int) []float64 {
-	if len(s) == cap(s) {
-		grown := make([]float64, len(s), min(max(2*len(s), 64), limit))
-		copy(grown, s)
-		s = grown
-	}
-	return append(s, v)
 }
 
 // Len returns the number of values added.
@@ -126,8 +118,7 @@ func (d *Distribution) Percentiles(ps ...float64) []float64 {
 			out[i] = d.settle(t.digest.quantile(p/100, d.min, d.max))
 		}
 	default:
-		sorted := slices.Clone(d.exact)
-		slices.Sort(sorted)
+		sorted := d.sortedExact()
 		for i, p := range ps {
 			out[i] = percentile(sorted, p)
 		}
@@ -144,16 +135,41 @@ func (d *Distribution) settle(q float64) float64 {
 	return min(max(q, d.min), d.max)
 }
 
+// sortedExact returns a sorted copy of the exact values.
+func (d *Distribution) sortedExact() []float64 {
+	sorted := d.exact.appendTo(make([]float64, 0, d.exact.len()))
+	slices.Sort(sorted)
+	return sorted
+}
+
 // describe summarises a non-empty distribution without changing it.
 func (d *Distribution) describe() stats {
 	if d.sk == nil {
-		return describe(d.exact)
+		return describeExact(&d.exact)
 	}
 	t := d.sk.settled()
 	s := stats{avg: d.sum / float64(d.n), min: d.min, max: d.max}
 	s.std = math.Sqrt(t.m2 / float64(t.folded))
 	for i, p := range Percentiles {
 		s.p[i] = d.settle(t.digest.quantile(p/100, d.min, d.max))
+	}
+	return s
+}
+
+// describeExact is describe of the values of c, bit for bit, with one
+// array of scratch as describe has: the values are copied into it for the
+// mean, squared in place for the std, then copied again and sorted.
+func describeExact(c *chunked[float64]) stats {
+	buf := make([]float64, c.len())
+	c.copyTo(buf)
+	s := stats{avg: mean(buf)}
+	s.std = popStd(buf, s.avg, buf)
+	sorted := buf
+	c.copyTo(sorted)
+	slices.Sort(sorted)
+	s.min, s.max = sorted[0], sorted[len(sorted)-1]
+	for i, p := range Percentiles {
+		s.p[i] = percentile(sorted, p)
 	}
 	return s
 }

@@ -76,15 +76,15 @@ func TestDistributionCap(t *testing.T) {
 	for i := 1; i <= 1000; i++ {
 		d.Add(float64(i))
 	}
-	if d.Sketched() || cap(d.exact) != 1000 {
-		t.Fatalf("at the cap: sketched %v, cap %d", d.Sketched(), cap(d.exact))
+	if d.Sketched() || d.exact.capacity() != 1000 {
+		t.Fatalf("at the cap: sketched %v, cap %d", d.Sketched(), d.exact.capacity())
 	}
 	if got := d.Percentiles(50); got[0] != 500.5 {
 		t.Errorf("exact p50 = %v, want 500.5", got[0])
 	}
 	d.Add(1001)
-	if !d.Sketched() || d.exact != nil {
-		t.Fatalf("past the cap: sketched %v, %d exact values kept", d.Sketched(), len(d.exact))
+	if !d.Sketched() || d.exact.capacity() != 0 {
+		t.Fatalf("past the cap: sketched %v, %d exact values kept", d.Sketched(), d.exact.len())
 	}
 	for i := 1002; i <= 100_000; i++ {
 		d.Add(float64(i))

@@ -10,10 +10,12 @@ import (
 // store keeps of every profiling record so the summary can compute the
 // sweep-line metrics, effective_latency and credit_to_start_latency. Its
 // memory grows with the number of records (five floats each, plus the
-// inter-chunk latencies), as AIPerf's does.
+// inter-chunk latencies), as AIPerf's does; the logs are kept in blocks
+// that are never copied as they grow (see chunked). ivs and credit (when
+// the credit was issued, ns) hold one entry per record, icl one list.
 type sweepLog struct {
-	ivs    []interval
-	credit []float64
+	ivs    chunked[interval]
+	credit chunked[float64]
 	icl    iclSet
 	// errors counts the records with an error (AIPerf's has_error).
 	errors int
@@ -43,16 +45,18 @@ func (l *sweepLog) add(rec *record.Record, b *calc, icl []float64) {
 	if rec.Error != nil {
 		l.errors++
 	}
-	if len(l.icl.off) == 0 {
-		l.icl.off = append(l.icl.off, 0)
-	}
-	l.icl.icl = append(l.icl.icl, icl...)
-	l.icl.off = append(l.icl.off, len(l.icl.icl))
-	if len(l.ivs) == 0 || rec.EndNS > l.lastEnd {
+	if l.ivs.len() == 0 || rec.EndNS > l.lastEnd {
 		l.lastEnd = rec.EndNS
 	}
-	l.ivs = append(l.ivs, iv)
-	l.credit = append(l.credit, float64(rec.CreditIssuedNS))
+	l.log(iv, float64(rec.CreditIssuedNS), icl)
+}
+
+// log appends one record's interval, credit time and inter-chunk
+// latencies (ns) to the logs.
+func (l *sweepLog) log(iv interval, credit float64, icl []float64) {
+	l.ivs.push(iv)
+	l.credit.push(credit)
+	l.icl.push(icl)
 }
 
 // SetPhaseStart sets when the profiling phase began, in the records'
@@ -69,7 +73,7 @@ func (a *Accumulator) SetPhaseStart(start int64) {
 // windowed returns the observation window and true, or false without a
 // phase start or records ending after it.
 func (l *sweepLog) windowed() (start, end int64, ok bool) {
-	if !l.phaseSet || len(l.ivs) == 0 || l.lastEnd <= l.phaseStart {
+	if !l.phaseSet || l.ivs.len() == 0 || l.lastEnd <= l.phaseStart {
 		return 0, 0, false
 	}
 	return l.phaseStart, l.lastEnd, true
@@ -123,7 +127,7 @@ var sweepMissing = []string{"p1", "p5", "p10", "p25", "p75", "count", "sum"}
 // results returns the 14 sweep-line results over the window, or over in
 // when not nil; nil without records.
 func (l *sweepLog) results(in *[2]float64) []Result {
-	conc := lastAtEachTime(concurrencySweep(l.ivs, ivStart, ivEnd, 0))
+	conc := lastAtEachTime(concurrencySweep(&l.ivs, ivStart, ivEnd, 0))
 	if len(conc) == 0 {
 		return nil
 	}
@@ -137,7 +141,7 @@ func (l *sweepLog) results(in *[2]float64) []Result {
 // resultsEach returns the 14 sweep-line results over each window, building
 // every curve once for all of them; nil without records.
 func (l *sweepLog) resultsEach(wins [][2]float64) [][]Result {
-	conc := lastAtEachTime(concurrencySweep(l.ivs, ivStart, ivEnd, 0))
+	conc := lastAtEachTime(concurrencySweep(&l.ivs, ivStart, ivEnd, 0))
 	if len(conc) == 0 {
 		return nil
 	}
@@ -171,7 +175,7 @@ func sweepResults(stats [len(sweepSpecs)]sweepStats) []Result {
 // divided in place of their numerators, so at most a rate curve and the
 // shared segment array are large at once.
 func (l *sweepLog) stats(conc step, wins [][2]float64) [][len(sweepSpecs)]sweepStats {
-	ivs := l.ivs
+	ivs := &l.ivs
 	st := make([][len(sweepSpecs)]sweepStats, len(wins))
 	sc := &scratch{}
 	// each sets statistic k of every window to f over it.
@@ -258,14 +262,16 @@ func (a *Accumulator) SweepResultsEach(windows [][2]int64) [][]Result {
 // latency) over every profiling record, in ms, negative deltas clamped to
 // 0, as full distributions; nil without records.
 func (l *sweepLog) latencyResults() []Result {
-	if len(l.ivs) == 0 {
+	n := l.ivs.len()
+	if n == 0 {
 		return nil
 	}
-	toStart := make([]float64, len(l.ivs))
-	toEnd := make([]float64, len(l.ivs))
-	for i, iv := range l.ivs {
-		toStart[i] = max(iv.start-l.credit[i], 0) / 1e6
-		toEnd[i] = max(iv.end-l.credit[i], 0) / 1e6
+	toStart := make([]float64, n)
+	toEnd := make([]float64, n)
+	for i, iv := range l.ivs.all() {
+		credit := *l.credit.at(i)
+		toStart[i] = max(iv.start-credit, 0) / 1e6
+		toEnd[i] = max(iv.end-credit, 0) / 1e6
 	}
 	mk := func(tag, header string, v []float64, order int, group string, console bool) Result {
 		st := describe(v)

@@ -39,7 +39,6 @@ func fixtureSweepLog(t *testing.T) *sweepLog {
 	}
 	defer f.Close()
 	var l sweepLog
-	l.icl.off = []int{0}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -63,18 +62,17 @@ func fixtureSweepLog(t *testing.T) *sweepLog {
 		if ttft := num("time_to_first_token"); isNum(ttft) {
 			iv.gen = float64(r.Metadata.StartNS + int64(math.Round(ttft*1e6)))
 		}
+		var icl []float64
 		if v, ok := r.Metrics["inter_chunk_latency"]; ok {
 			var ms []float64
 			if err := json.Unmarshal(v.Value, &ms); err != nil {
 				t.Fatal(err)
 			}
 			for _, x := range ms {
-				l.icl.icl = append(l.icl.icl, math.Round(x*1e6))
+				icl = append(icl, math.Round(x*1e6))
 			}
 		}
-		l.icl.off = append(l.icl.off, len(l.icl.icl))
-		l.ivs = append(l.ivs, iv)
-		l.credit = append(l.credit, float64(r.Metadata.CreditIssuedNS))
+		l.log(iv, float64(r.Metadata.CreditIssuedNS), icl)
 		l.lastEnd = max(l.lastEnd, r.Metadata.EndNS)
 		if r.Error != nil {
 			l.errors++

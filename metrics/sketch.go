@@ -22,19 +22,15 @@ type sketch struct {
 	mean, m2 float64
 }
 
-// newSketch returns a sketch of first, which it reorders and then no
-// longer references. The values are folded a chunk at a time in their
+// newSketch returns a sketch of the values of first, which it does not
+// change or reference. The values are folded a chunk at a time in their
 // order, as if the sketch had had them from the start: a first merge of
 // the whole cap would make centroids as wide as that smaller total allows,
 // which measurably costs accuracy later (rank errors of 3e-4 instead of
 // 5e-5 on 1,000,000 lognormal values).
-func newSketch(first []float64) *sketch {
+func newSketch(first *chunked[float64]) *sketch {
 	s := &sketch{}
-	for len(first) >= chunkLen {
-		s.fold(first[:chunkLen])
-		first = first[chunkLen:]
-	}
-	for _, v := range first {
+	for v := range first.values(0, first.len()) {
 		s.add(v)
 	}
 	return s

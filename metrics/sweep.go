@@ -199,10 +199,10 @@ func isNum(v float64) bool { return !math.IsNaN(v) }
 // concurrencySweep is the number of intervals [from(iv), to(iv)) in
 // flight over time; intervals with a NaN bound are left out. The curve
 // has room for room more points.
-func concurrencySweep(ivs []interval, from, to func(*interval) float64, room int) step {
+func concurrencySweep(ivs *chunked[interval], from, to func(*interval) float64, room int) step {
 	return sweepEvents(collect(room, func(e *events) {
-		for i := range ivs {
-			a, b := from(&ivs[i]), to(&ivs[i])
+		for _, iv := range ivs.all() {
+			a, b := from(iv), to(iv)
 			if isNum(a) && isNum(b) {
 				e.add(0, a, 1)
 				e.add(1, b, -1)
@@ -234,11 +234,11 @@ func prefillRate(iv *interval) (float64, bool) {
 // rateEvents adds +rate at from (group g) and -rate at to (group g+1) for
 // every interval rate accepts: starts first then ends, as AIPerf
 // concatenates them.
-func rateEvents(e *events, g int, ivs []interval, rate func(*interval) (float64, bool), from, to func(*interval) float64) {
-	for i := range ivs {
-		if r, ok := rate(&ivs[i]); ok {
-			e.add(g, from(&ivs[i]), r)
-			e.add(g+1, to(&ivs[i]), -r)
+func rateEvents(e *events, g int, ivs *chunked[interval], rate func(*interval) (float64, bool), from, to func(*interval) float64) {
+	for _, iv := range ivs.all() {
+		if r, ok := rate(iv); ok {
+			e.add(g, from(iv), r)
+			e.add(g+1, to(iv), -r)
 		}
 	}
 }
@@ -250,7 +250,7 @@ func ivEnd(iv *interval) float64   { return iv.end }
 // decodeSweep is the output-token throughput (tokens/ns) with each request
 // generating (osl-1) tokens uniformly over [gen, end), with room for room
 // more points.
-func decodeSweep(ivs []interval, room int) step {
+func decodeSweep(ivs *chunked[interval], room int) step {
 	return sweepEvents(collect(room, func(e *events) {
 		rateEvents(e, 0, ivs, decodeRate, ivGen, ivEnd)
 	}))
@@ -259,14 +259,14 @@ func decodeSweep(ivs []interval, room int) step {
 // prefillSweep is the input-token throughput (tokens/ns) with each request
 // prefilling isl tokens uniformly over [start, gen), with room for room
 // more points.
-func prefillSweep(ivs []interval, room int) step {
+func prefillSweep(ivs *chunked[interval], room int) step {
 	return sweepEvents(collect(room, func(e *events) {
 		rateEvents(e, 0, ivs, prefillRate, ivStart, ivGen)
 	}))
 }
 
 // totalSweep is prefillSweep plus the uniform decodeSweep in one pass.
-func totalSweep(ivs []interval) step {
+func totalSweep(ivs *chunked[interval]) step {
 	return sweepEvents(collect(0, func(e *events) {
 		rateEvents(e, 0, ivs, prefillRate, ivStart, ivGen)
 		rateEvents(e, 2, ivs, decodeRate, ivGen, ivEnd)
@@ -275,13 +275,12 @@ func totalSweep(ivs []interval) step {
 
 // tokensInFlightSweep is the tokens a server holds (KV cache): isl from
 // start while prefilling, plus osl from gen until end.
-func tokensInFlightSweep(ivs []interval) step {
+func tokensInFlightSweep(ivs *chunked[interval]) step {
 	// AIPerf emits the end events in three groups (both, input only,
 	// generation only); the order only matters at equal timestamps of
 	// equal sign, where it cannot change a held value.
 	return sweepEvents(collect(0, func(e *events) {
-		for i := range ivs {
-			iv := &ivs[i]
+		for _, iv := range ivs.all() {
 			hasPF := isNum(iv.start) && isNum(iv.isl) && isNum(iv.gen) && iv.gen > iv.start
 			hasGen := isNum(iv.gen) && isNum(iv.osl) && iv.end-iv.gen > 0
 			if hasPF {

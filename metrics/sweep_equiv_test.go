@@ -30,7 +30,7 @@ func randLog(rng *rand.Rand, n int) *sweepLog {
 		}
 		return v
 	}
-	l := &sweepLog{icl: iclSet{off: []int{0}}}
+	l := &sweepLog{}
 	withICL := rng.IntN(3) > 0
 	for range 1 + rng.IntN(n) {
 		start := grid(40)
@@ -40,15 +40,15 @@ func randLog(rng *rand.Rand, n int) *sweepLog {
 		if rng.IntN(10) == 0 {
 			iv.start, iv.end = math.NaN(), math.NaN()
 		}
-		l.ivs = append(l.ivs, iv)
+		var icl []float64
 		if withICL {
 			for range rng.IntN(5) {
 				g := []float64{0, -256, 256, 512, 1280, 100.5, 7680}[rng.IntN(7)]
-				l.icl.icl = append(l.icl.icl, g)
+				icl = append(icl, g)
 			}
 		}
-		l.icl.off = append(l.icl.off, len(l.icl.icl))
-		if e := int64(iv.end); isNum(iv.end) && (len(l.ivs) == 1 || e > l.lastEnd) {
+		l.log(iv, 0, icl)
+		if e := int64(iv.end); isNum(iv.end) && (l.ivs.len() == 1 || e > l.lastEnd) {
 			l.lastEnd = e
 		}
 	}
@@ -65,7 +65,7 @@ func randWindow(rng *rand.Rand, l *sweepLog) *[2]float64 {
 		return nil
 	}
 	base := 0.0
-	if l.ivs[0].start > 1e17 || l.ivs[0].end > 1e17 {
+	if first := l.ivs.at(0); first.start > 1e17 || first.end > 1e17 {
 		base = 1.764e18
 	}
 	a := base + float64(rng.IntN(90)-20)*256
@@ -140,25 +140,25 @@ func TestSweepMatchesReference(t *testing.T) {
 // checkCurves compares every curve of l with the reference's.
 func checkCurves(t *testing.T, l *sweepLog) {
 	t.Helper()
-	ivs := l.ivs
-	checkCurve(t, "concurrency", concurrencySweep(ivs, ivStart, ivEnd, 0), refConcurrencySweep(ivs, ivStart, ivEnd))
+	ivs, flat := &l.ivs, l.ivs.appendTo(nil)
+	checkCurve(t, "concurrency", concurrencySweep(ivs, ivStart, ivEnd, 0), refConcurrencySweep(flat, ivStart, ivEnd))
 	genConc := concurrencySweep(ivs, ivGen, ivEnd, 0)
-	checkCurve(t, "decode concurrency", genConc, refConcurrencySweep(ivs, ivGen, ivEnd))
-	checkCurve(t, "prefill", prefillSweep(ivs, 0), refPrefillSweep(ivs))
-	checkCurve(t, "total", totalSweep(ivs), refTotalSweep(ivs))
-	checkCurve(t, "tokens in flight", tokensInFlightSweep(ivs), refTokensInFlightSweep(ivs))
-	checkCurve(t, "tokens in flight ICL", tokensInFlightSweepICL(ivs, &l.icl), refTokensInFlightSweepICL(ivs, &l.icl))
-	refGen := refConcurrencySweep(ivs, ivGen, ivEnd)
+	checkCurve(t, "decode concurrency", genConc, refConcurrencySweep(flat, ivGen, ivEnd))
+	checkCurve(t, "prefill", prefillSweep(ivs, 0), refPrefillSweep(flat))
+	checkCurve(t, "total", totalSweep(ivs), refTotalSweep(flat))
+	checkCurve(t, "tokens in flight", tokensInFlightSweep(ivs), refTokensInFlightSweep(flat))
+	checkCurve(t, "tokens in flight ICL", tokensInFlightSweepICL(ivs, &l.icl), refTokensInFlightSweepICL(flat, &l.icl))
+	refGen := refConcurrencySweep(flat, ivGen, ivEnd)
 	for _, c := range []struct {
 		name      string
 		got       func(room int) step
 		want      refStep
 		wantRatio refStep
 	}{
-		{"decode", func(room int) step { return decodeSweep(ivs, room) }, refDecodeSweep(ivs),
-			refDivideSteps(refDecodeSweep(ivs), refGen)},
-		{"decode ICL", func(room int) step { return decodeSweepICL(ivs, &l.icl, room) }, refDecodeSweepICL(ivs, &l.icl),
-			refDivideSteps(refDecodeSweepICL(ivs, &l.icl), refGen)},
+		{"decode", func(room int) step { return decodeSweep(ivs, room) }, refDecodeSweep(flat),
+			refDivideSteps(refDecodeSweep(flat), refGen)},
+		{"decode ICL", func(room int) step { return decodeSweepICL(ivs, &l.icl, room) }, refDecodeSweepICL(flat, &l.icl),
+			refDivideSteps(refDecodeSweepICL(flat, &l.icl), refGen)},
 	} {
 		checkCurve(t, c.name, c.got(0), c.want)
 		// With room the quotient reuses the numerator's array; without,
@@ -166,7 +166,7 @@ func checkCurves(t *testing.T, l *sweepLog) {
 		checkCurve(t, c.name+" per user", divideSteps(c.got(len(genConc)), genConc), c.wantRatio)
 		checkCurve(t, c.name+" per user (grown)", divideSteps(c.got(0), genConc), c.wantRatio)
 		checkCurve(t, c.name+" by prefill", divideSteps(c.got(0), prefillSweep(ivs, 0)),
-			refDivideSteps(c.want, refPrefillSweep(ivs)))
+			refDivideSteps(c.want, refPrefillSweep(flat)))
 		// One point per time changes no quotient.
 		checkCurve(t, c.name+" per user (one point per time)",
 			divideSteps(lastAtEachTime(c.got(0)), lastAtEachTime(slices.Clone(genConc))), c.wantRatio)
@@ -178,7 +178,7 @@ func checkCurves(t *testing.T, l *sweepLog) {
 // random windows, one scratch for all.
 func checkWeighting(t *testing.T, rng *rand.Rand, l *sweepLog) {
 	t.Helper()
-	ivs := l.ivs
+	ivs := &l.ivs
 	var curves []step
 	var refs []refStep
 	for _, c := range []step{

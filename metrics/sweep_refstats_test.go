@@ -129,7 +129,7 @@ func refActiveWeighted(rate, mask refStep, ws, we float64) sweepStats {
 
 // refResults is sweepLog.results as it was before issue 19.
 func refResults(l *sweepLog, in *[2]float64) []Result {
-	ivs := l.ivs
+	ivs := l.ivs.appendTo(nil)
 	conc := refConcurrencySweep(ivs, ivStart, ivEnd)
 	if len(conc.ts) == 0 {
 		return nil

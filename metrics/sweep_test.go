@@ -10,11 +10,11 @@ import (
 //
 //	R1: start 0, first token 2, end 6, isl 4, osl 5 (decode rate 4/4 = 1)
 //	R2: start 4, first token 5, end 10, isl 2, osl 3 (decode rate 2/5 = 0.4)
-func twoRequests() []interval {
-	return []interval{
-		{start: 0, gen: 2, end: 6, isl: 4, osl: 5},
-		{start: 4, gen: 5, end: 10, isl: 2, osl: 3},
-	}
+func twoRequests() *chunked[interval] {
+	return chunkedOf(
+		interval{start: 0, gen: 2, end: 6, isl: 4, osl: 5},
+		interval{start: 4, gen: 5, end: 10, isl: 2, osl: 3},
+	)
 }
 
 func TestSweepCurves(t *testing.T) {
@@ -47,7 +47,7 @@ func TestSweepCurves(t *testing.T) {
 		// decode / decode concurrency on the merged times; 0/0 is 0.
 		{"decode per user", divideSteps(decodeSweep(ivs, 0), concurrencySweep(ivs, ivGen, ivEnd, 0)),
 			mkStep([]float64{2, 5, 6, 10}, []float64{1, 0.7, 0.4, 0})},
-		{"missing first token", concurrencySweep([]interval{{start: 1, gen: math.NaN(), end: 3}}, ivGen, ivEnd, 0),
+		{"missing first token", concurrencySweep(chunkedOf(interval{start: 1, gen: math.NaN(), end: 3}), ivGen, ivEnd, 0),
 			nil},
 	}
 	for _, tt := range tests {
@@ -68,7 +68,9 @@ func TestSweepCurvesICL(t *testing.T) {
 	ivs := twoRequests()
 	// R1's chunks: the first at 2, then gaps of 1 and 3 (chunks at 3 and 6);
 	// R2 kept no gaps.
-	set := &iclSet{icl: []float64{1, 3}, off: []int{0, 2, 2}}
+	set := &iclSet{}
+	set.push([]float64{1, 3})
+	set.push(nil)
 
 	// R1's 4 decode tokens split 2 per gap: 2/1 over [2,3), 2/3 over [3,6).
 	// R2 contributes nothing.
