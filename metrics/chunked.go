@@ -18,7 +18,8 @@ const (
 // chunked is a log that only grows, kept in blocks that are never copied
 // or moved once allocated (issue 19): unlike a slice grown by append, it
 // never holds an old and a new array at once, and its unused capacity is
-// at most one block (blockLen values). Values are read in order with all
+// at most one block (blockLen values); only the list of blocks (24 bytes
+// a block) grows by append. Values are read in order with all
 // or values, by index with at, and copied out with appendTo where a
 // consumer needs them contiguous.
 //
