@@ -17,8 +17,8 @@ func chunkedOf[T any](vs ...T) *chunked[T] {
 // reference sweeps read them so).
 func (s *iclSet) of(i int) []float64 { return slices.Collect(s.icl.values(s.span(i))) }
 
-// value is the test's i-th value: distinct, not the index itself.
-func value(i int) float64 { return float64(3*i + 1) }
+// chunkVal is the test's i-th value: distinct, not the index itself.
+func chunkVal(i int) float64 { return float64(3*i + 1) }
 
 func TestLocate(t *testing.T) {
 	// The blocks hold 64, 128, 256, 512, then 1,024 values: they start at
@@ -45,7 +45,7 @@ func TestChunked(t *testing.T) {
 		t.Run(fmt.Sprint(c.n), func(t *testing.T) {
 			want := make([]float64, c.n)
 			for i := range want {
-				want[i] = value(i)
+				want[i] = chunkVal(i)
 			}
 			var one, all chunked[float64]
 			var firsts []*float64 // each block's first value, taken as it was added
@@ -68,7 +68,7 @@ func TestChunked(t *testing.T) {
 				for k := range b {
 					start += blockCap(k)
 				}
-				if p != one.at(start) || *p != value(start) {
+				if p != one.at(start) || *p != chunkVal(start) {
 					t.Errorf("block %d moved or changed", b)
 				}
 			}
@@ -139,7 +139,7 @@ func TestChunkedCapped(t *testing.T) {
 		var l chunked[float64]
 		want := make([]float64, c.n)
 		for i := range want {
-			want[i] = value(i)
+			want[i] = chunkVal(i)
 			l.pushCapped(want[i], c.limit)
 		}
 		t.Run(fmt.Sprintf("%d of %d", c.n, c.limit), func(t *testing.T) { check(t, &l, want, c.capacity) })
@@ -154,7 +154,7 @@ func TestICLSet(t *testing.T) {
 	for i := range 40 {
 		list := make([]float64, (i*37)%301)
 		for k := range list {
-			list[k] = value(next)
+			list[k] = chunkVal(next)
 			next++
 		}
 		lists = append(lists, list)
