@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/aiperf-go/aiperf/internal/h1"
 )
 
 // do sends req and returns its response as s.client.Do would, calling the
@@ -24,11 +26,38 @@ import (
 // receives as the answer to its first attempt (replayTransport) and
 // follows or returns by its own rules.
 func (s *sender) do(req *http.Request) (*http.Response, error) {
+	x, resp, err := s.doStart(req)
+	if x == nil {
+		return resp, err
+	}
+	resp, err = x.Head()
+	return s.doFinish(req, resp, err)
+}
+
+// doStart begins do: on the direct path to an h1 transport it writes req
+// and returns the exchange whose head doFinish takes, after x.Head();
+// otherwise (x nil) it returns do's result.
+func (s *sender) doStart(req *http.Request) (x *h1.Exchange, resp *http.Response, err error) {
 	c := s.client
 	if req.URL.User != nil || c.Jar != nil || c.Timeout != 0 || c.CheckRedirect != nil || c.Transport == nil {
-		return c.Do(req)
+		resp, err := c.Do(req)
+		return nil, resp, err
 	}
-	resp, err := c.Transport.RoundTrip(req)
+	if t, ok := c.Transport.(*h1.Transport); ok {
+		x, err := t.Send(req)
+		if err != nil {
+			return nil, nil, transportError(req, err)
+		}
+		return x, nil, nil
+	}
+	resp, err = c.Transport.RoundTrip(req)
+	resp, err = s.doFinish(req, resp, err)
+	return nil, resp, err
+}
+
+// doFinish ends do once the transport answered req with resp or err.
+func (s *sender) doFinish(req *http.Request, resp *http.Response, err error) (*http.Response, error) {
+	c := s.client
 	if err != nil {
 		return nil, transportError(req, err)
 	}

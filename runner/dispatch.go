@@ -15,6 +15,21 @@ import (
 // --request-cancellation-rate.
 var errCancelPolicy = errors.New("cancelled by --request-cancellation-rate")
 
+// startTurn sends rec's request as sendTurn does and returns its flight,
+// for the caller to read and finish; or nil when the turn ended here: one
+// under the prefill limit or drawn for cancellation is read to its end by
+// sendTurn, whose limit and timer end with it.
+func (r *run) startTurn(ctx context.Context, rec *record.Record, payload []byte, s *session, prefill *limiter) *flight {
+	if prefill != nil || r.drawCancel(rec.RequestNum) {
+		r.sendTurn(ctx, rec, payload, s, prefill)
+		return nil
+	}
+	if r.hooks != nil && r.hooks.sticky {
+		ctx = withSession(ctx, s)
+	}
+	return r.sender.start(ctx, rec, payload)
+}
+
 // sendTurn sends one request of session s: under the prefill limit (held
 // from before sending until the first token, or the end of the response), on the session's own
 // connection when sticky, and cancelled after the cancellation delay when

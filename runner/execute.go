@@ -294,16 +294,13 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, l
 	}
 	r.shardPhase(ph)
 	prefill := newLimiter(spec.prefill, spec.prefillRamp)
-	ph.dispatch = func(ctx context.Context, c credit, s *session) string {
-		rec := r.newRecord(spec, c, s)
-		live := ctx.Err() == nil // not yet cancelled: the request may be sent
-		if payload, err := r.payload(s); err != nil {
-			r.sender.fail(rec, 0, "PayloadError", err.Error())
-		} else {
-			prog.sendBegin()
-			r.sendTurn(ctx, rec, payload, s, prefill)
+	// A turn's end, once its response is read: the session advances, and
+	// the record goes to the results (see turn).
+	end := func(t *turn) string {
+		if t.sent {
 			prog.sendEnd()
 		}
+		ctx, rec, s := t.ctx, t.rec, t.s
 		r.finishTurn(s, rec)
 		if s.done() {
 			r.hooks.endSession(s)
@@ -315,7 +312,7 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, l
 				counts.dropped.Add(1)
 				return ""
 			}
-			if !live || rec.StartNS == 0 {
+			if !t.live || rec.StartNS == 0 {
 				return "" // never sent: nothing to record
 			}
 			markCancelled(ctx, rec, r.clock.Now())
@@ -330,6 +327,21 @@ func (r *run) startPhase(ctx context.Context, spec *phaseSpec, pipe *pipeline, l
 		}
 		pipe.submit(rec)
 		return failure
+	}
+	ph.begin = func(ctx context.Context, c credit, s *session) *turn {
+		t := &turn{ctx: ctx, rec: r.newRecord(spec, c, s), s: s, done: end}
+		t.live = ctx.Err() == nil // not yet cancelled: the request may be sent
+		if payload, err := r.payload(s); err != nil {
+			r.sender.fail(t.rec, 0, "PayloadError", err.Error())
+		} else {
+			prog.sendBegin()
+			t.sent = true
+			t.fl = r.startTurn(ctx, t.rec, payload, s, prefill)
+		}
+		return t
+	}
+	ph.dispatch = func(ctx context.Context, c credit, s *session) string {
+		return ph.begin(ctx, c, s).run()
 	}
 	stop := func() {
 		if grace != nil {

@@ -71,58 +71,14 @@ type phaseRun struct {
 	// without asking the issuer (issuer.startWithCredit does).
 	openSession func() *session
 	dispatch    dispatchFunc
+	// begin starts a turn as dispatch does, leaving its response to read
+	// (see turn): dispatch is begin then run.
+	begin turnFunc
 	// zero, when set, is the schedule's start (monotonic ns): a shard's
 	// common start. An open loop sends ticks offset, offset+stride, ... of
 	// the schedule (a shard's part); stride 0 means every tick.
 	zero           int64
 	stride, offset int
-}
-
-// runClosedLoop runs workers that each send back to back. A worker keeps a
-// session until its last turn, waiting for each turn's delay after the
-// previous reply, so concurrency counts sessions (§5.2). A worker moves on
-// to the next phase as soon as the current one has no credits left, without
-// waiting for the others: warmup hands over to profiling in steady state
-// instead of draining and restarting every worker at once (a burst that
-// would distort the first profiling requests); a session still open at the
-// handover is dropped. A worker whose connection was refused backs off
-// before its next request (see backoff) instead of spinning on a dead
-// target. It returns when every worker has finished.
-func runClosedLoop(workers int, phases []*phaseRun, clock *record.Clock) {
-	var wg sync.WaitGroup
-	start := time.Now()
-	for w := 0; w < workers; w++ {
-		wg.Go(func() {
-			// A concurrency ramp starts worker w at step w of the ramp.
-			if d := rampStep(phases[0].spec.concurrencyRamp, w, workers); d > 0 {
-				coarseSleep(phases[0].ctx, time.Until(start.Add(d)))
-			}
-			var bo backoff
-			for _, ph := range phases {
-				var s *session
-				for ph.ctx.Err() == nil {
-					var c credit
-					ok := false
-					if s == nil || s.done() {
-						if s, c, ok = ph.is.startWithCredit(ph.openSession); !ok {
-							break
-						}
-						s.slot = w
-						if d := c.intended - clock.Now(); d > 0 { // a first turn's delay
-							coarseSleep(ph.ctx, time.Duration(d))
-						}
-					} else {
-						s.waitReady(ph.ctx, clock)
-						if c, ok = ph.is.take(0); !ok {
-							break
-						}
-					}
-					bo.after(ph.ctx, ph.dispatch(ph.ctx, c, s))
-				}
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // lateness records how far behind schedule each open-loop send was, and
@@ -223,17 +179,18 @@ func runOpenLoop(ph *phaseRun, clock *record.Clock, late *lateness) {
 		now := clock.Now()
 		late.add(now, now-c.intended)
 		wg.Go(func() {
-			ph.dispatch(ctx, c, s)
-			if s.done() {
-				end(s)
-				return
-			}
-			s.waitReady(loopCtx, clock)
-			if loopCtx.Err() != nil {
-				end(s)
-				return
-			}
-			due.push(s)
+			relay(&wg, ph.begin(ctx, c, s), func(string) {
+				if s.done() {
+					end(s)
+					return
+				}
+				s.waitReady(loopCtx, clock)
+				if loopCtx.Err() != nil {
+					end(s)
+					return
+				}
+				due.push(s)
+			})
 		})
 		for range max(1, ph.stride) {
 			next += rampedInterval(spec, spec.intervals.Next(), next-start)

@@ -11,60 +11,111 @@ import (
 	"github.com/aiperf-go/aiperf/record"
 )
 
-// readStream reads SSE messages, each stamped at its first byte before any
-// parsing, and parses them into responses.
-func (s *sender) readStream(ctx context.Context, rec *record.Record, body io.Reader) {
-	s.readMessages(ctx, rec, sse.NewReader(body, s.clock.Now))
+// readMessages parses the stamped messages of rd into rec's responses (see
+// streamRead), on this goroutine to the stream's end.
+func (s *sender) readMessages(ctx context.Context, rec *record.Record, rd messageReader) {
+	sr := streamRead{s: s, ctx: ctx, rec: rec, rd: rd}
+	sr.read(false)
 }
 
-// readMessages parses the stamped messages of rd into rec's responses,
-// logged in columns while the stream is read (streamLog) and set on rec
-// when it ends, however it ends.
-func (s *sender) readMessages(ctx context.Context, rec *record.Record, rd messageReader) {
-	var st endpoint.Stream // this stream's parse state (responses: deltas seen)
-	signalled := false     // the first token was reported to the prefill limit
-	log := newStreamLog()
-	defer func() { rec.Responses = log.responses() }()
+// streamRead is a stream being read: it parses the stamped messages of its
+// reader into its record's responses, logged in columns while the stream is
+// read (streamLog) and set on the record when it ends, however it ends.
+// Its state lives here rather than on a goroutine's stack, so that a stream
+// waiting for its next message can be left by its goroutine (see parked).
+type streamRead struct {
+	s   *sender
+	ctx context.Context
+	rec *record.Record
+	rd  messageReader
+	// sse and body, when set, tell when rd's next message would wait for
+	// the connection, and wait for it without a buffer (see parked).
+	sse  *sse.Reader
+	body idleBody
+
+	st        endpoint.Stream // the parse state (responses: deltas seen)
+	signalled bool            // the first token was reported to the prefill limit
+	woke      bool            // it waited (wait) and has not read since
+	log       streamLog
+}
+
+// idleBody is a response body that can tell that its next Read would wait
+// for the connection, and wait for data without reading (h1's bodies).
+type idleBody interface {
+	WouldBlock() bool
+	Wait()
+}
+
+// parked reports whether the stream's next message would wait for the
+// connection with nothing read: no byte waits in the SSE reader, the
+// response body or the connection. Right after wait it reports false, so
+// that a wait that returned with nothing to read ends in a plain Read.
+func (sr *streamRead) parked() bool {
+	if sr.woke {
+		sr.woke = false
+		return false
+	}
+	return sr.body != nil && sr.sse.Idle() && sr.body.WouldBlock()
+}
+
+// wait blocks until the connection of a parked stream has data, an error
+// or its deadline passes. Its frames take a few hundred bytes of stack: a
+// fresh goroutine waits in it without growing its stack.
+func (sr *streamRead) wait() {
+	sr.woke = true
+	sr.body.Wait()
+}
+
+// read parses messages until the stream ends, and returns false; with
+// park, it returns true instead when the next message would wait for the
+// connection (parked), keeping its state for a later read.
+func (sr *streamRead) read(park bool) (parked bool) {
+	s, rec := sr.s, sr.rec
 	for {
-		msg, err := rd.Next()
+		if park && sr.parked() {
+			return true
+		}
+		msg, err := sr.rd.Next()
 		if errors.Is(err, io.EOF) {
-			if log.len() > 0 {
-				rec.EndNS = log.lastAt()
+			if sr.log.len() > 0 {
+				rec.EndNS = sr.log.lastAt()
 			} else {
 				rec.EndNS = s.clock.Now()
 			}
-			return
+			break
 		}
 		if typ, msg, ok := awsStreamError(err); ok {
 			s.fail(rec, 0, typ, msg)
-			return
+			break
 		}
 		if errors.Is(err, sse.ErrTruncated) {
 			s.fail(rec, 0, "IncompleteStream", "stream ended in the middle of an event")
-			return
+			break
 		}
 		if err != nil {
-			s.failErr(ctx, rec, err)
-			return
+			s.failErr(sr.ctx, rec, err)
+			break
 		}
 		if msg.Event == "error" {
 			s.fail(rec, 0, "StreamError", strings.TrimSpace(string(msg.Data)))
-			return
+			break
 		}
-		r, ok, err := s.ep.ParseStream(&st, msg.Data)
+		r, ok, err := s.ep.ParseStream(&sr.st, msg.Data)
 		if err != nil {
 			s.failParse(rec, msg.Data, err)
-			return
+			break
 		}
 		if ok {
 			r.PerfNS = msg.PerfNS
-			log.add(&r, rec.RequestedOutputTokens)
-			if !signalled && r.HasContent() {
-				signalled = true
-				firstToken(ctx)
+			sr.log.add(&r, rec.RequestedOutputTokens)
+			if !sr.signalled && r.HasContent() {
+				sr.signalled = true
+				firstToken(sr.ctx)
 			}
 		}
 	}
+	rec.Responses = sr.log.responses()
+	return false
 }
 
 // maxResponsesCap bounds the responses a stream's log makes room for at
@@ -107,12 +158,6 @@ type extras struct {
 	usage  *record.Usage
 	output *record.Output
 }
-
-// newStreamLog returns an empty log on the heap: a stream's goroutine
-// keeps only the pointer in its frame (its stack stays 4 KiB, issue 19).
-//
-//go:noinline
-func newStreamLog() *streamLog { return new(streamLog) }
 
 // add appends r. The first response sizes the time and offset columns for
 // the requested output tokens (responsesCap).

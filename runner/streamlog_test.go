@@ -21,12 +21,12 @@ func TestStreamLogKeepsEveryField(t *testing.T) {
 		{PerfNS: 60, Usage: &record.Usage{CompletionTokens: &n}},
 	}
 	for _, osl := range []int{0, 3, 100} {
-		l := newStreamLog()
+		l := new(streamLog)
 		if l.len() != 0 || l.responses() != nil {
 			t.Fatalf("an empty log has %d responses: %v", l.len(), l.responses())
 		}
 		for i := range want {
-			r := want[i] // a copy, as readMessages passes its own
+			r := want[i] // a copy, as streamRead.read passes its own
 			l.add(&r, osl)
 		}
 		got := l.responses()

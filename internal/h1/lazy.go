@@ -39,6 +39,10 @@ type lazyReader struct {
 	rawBuf *[]byte
 	rawN   int
 	rawErr error
+
+	// Wait's RawConn.Read callback (waitReady) and its state.
+	waitFn func(fd uintptr) bool
+	waited bool
 }
 
 // ObservedConn is a connection wrapper that only watches the reads made on
@@ -68,6 +72,7 @@ func newLazyReader(nc net.Conn, size int) *lazyReader {
 	}
 	if l.raw != nil {
 		l.rawFn = l.rawRead
+		l.waitFn = l.waitReady
 	}
 	return l
 }

@@ -103,20 +103,52 @@ var defaultDialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.
 // arrived returns the connection's error (io.EOF, ECONNRESET or EPIPE when
 // the server had closed it); the request may be sent again.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var x Exchange
+	if err := t.send(&x, req); err != nil {
+		return nil, err
+	}
+	return x.Head()
+}
+
+// Exchange is a request written on its connection whose response head is
+// still to be read (Transport.Send).
+type Exchange struct {
+	t     *Transport
+	ctx   context.Context
+	c     *conn
+	req   *http.Request
+	trace Tracer
+}
+
+// Send writes req on a connection and returns the exchange whose Head
+// reads the response's head: RoundTrip is Send then Head, with the same
+// errors and contract, split so that a caller may wait for the response
+// (WouldBlock, Wait) on a goroutine of its choice. The caller must call
+// Head once, on one goroutine at a time with WouldBlock and Wait.
+func (t *Transport) Send(req *http.Request) (*Exchange, error) {
+	x := new(Exchange)
+	if err := t.send(x, req); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// send is Send into x.
+func (t *Transport) send(x *Exchange, req *http.Request) error {
 	scheme, addr, err := target(req)
 	if err != nil {
 		closeBody(req)
-		return nil, err
+		return err
 	}
 	ctx := req.Context()
 	if err := ctx.Err(); err != nil {
 		closeBody(req)
-		return nil, fmt.Errorf("h1: %w", err)
+		return fmt.Errorf("h1: %w", err)
 	}
 	deadline := requestDeadline(ctx)
 	if !deadline.IsZero() && !time.Now().Before(deadline) {
 		closeBody(req)
-		return nil, errDeadline
+		return errDeadline
 	}
 	trace := contextTracer(ctx)
 	if trace != nil {
@@ -125,7 +157,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	c, info, err := t.getConn(ctx, scheme, addr, trace, deadline)
 	if err != nil {
 		closeBody(req)
-		return nil, ctxErr(ctx, "dial", err)
+		return ctxErr(ctx, "dial", err)
 	}
 	if trace != nil {
 		trace.GotConn(info)
@@ -134,18 +166,40 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		c.deadline = deadline
 		c.setDeadline(deadline)
 	}
-	resp, err := t.exchange(ctx, c, req, trace)
-	if err != nil {
+	*x = Exchange{t: t, ctx: ctx, c: c, req: req, trace: trace}
+	if err := x.write(); err != nil {
 		c.unwatch()
 		c.close()
+		return err
+	}
+	return nil
+}
+
+// Head reads the response's head, as RoundTrip does after writing the
+// request: it blocks until the head arrives, the request fails or its
+// context ends.
+func (x *Exchange) Head() (*http.Response, error) {
+	resp, err := x.readHead()
+	if err != nil {
+		x.c.unwatch()
+		x.c.close()
 		return nil, err
 	}
 	return resp, nil
 }
 
-// exchange writes req on c and reads the response headers. On error the
-// caller closes c.
-func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, trace Tracer) (*http.Response, error) {
+// WouldBlock reports whether Head would wait for the connection (see
+// body.WouldBlock).
+func (x *Exchange) WouldBlock() bool { return x.c.wouldBlock() }
+
+// Wait blocks until the connection has data, fails or passes its
+// deadline, without reading (see body.Wait).
+func (x *Exchange) Wait() { x.c.wait() }
+
+// write writes the request on the exchange's connection. On error the
+// caller closes it.
+func (x *Exchange) write() error {
+	t, c, req, trace := x.t, x.c, x.req, x.trace
 	out := req
 	if t.DisableKeepAlives && !req.Close {
 		out = closing(req)
@@ -162,9 +216,15 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, tr
 	}
 	putWriter(w)
 	if err != nil {
-		return nil, ctxErr(ctx, "writing request", err)
+		return ctxErr(x.ctx, "writing request", err)
 	}
+	return nil
+}
 
+// readHead reads the response headers. On error the caller closes the
+// connection.
+func (x *Exchange) readHead() (*http.Response, error) {
+	t, ctx, c, req, trace := x.t, x.ctx, x.c, x.req, x.trace
 	if _, err := c.br.Peek(1); err != nil {
 		return nil, ctxErr(ctx, "reading response", err)
 	}
@@ -172,6 +232,7 @@ func (t *Transport) exchange(ctx context.Context, c *conn, req *http.Request, tr
 		trace.GotFirstResponseByte()
 	}
 	var resp *http.Response
+	var err error
 	for {
 		resp, err = http.ReadResponse(c.br, req)
 		if err != nil {

@@ -165,6 +165,14 @@ func (r *Reader) Next() (Message, error) {
 	}
 }
 
+// Idle reports whether Next would have to read before it returns: no read
+// byte waits to be parsed and no error waits to be returned. A caller that
+// knows the underlying reader would block may then wait for data before it
+// calls Next (see the runner's parked streams).
+func (r *Reader) Idle() bool {
+	return r.start == r.end && r.readErr == nil && r.err == nil
+}
+
 // line returns the next complete line without its line end, consuming it,
 // or ok=false when no complete line is buffered.
 func (r *Reader) line() (line []byte, ok bool) {

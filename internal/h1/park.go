@@ -1,0 +1,68 @@
+package h1
+
+// A stream that waits for its next event need not keep a goroutine with a
+// deep stack blocked in Read: when the body would block, its reader can
+// return to the top of its goroutine, which ends, and a fresh goroutine
+// waits for the data with a stack of a few hundred bytes (the runtime's
+// smallest, 2 KiB) before it reads on (issue 19: 10,000 streams hold
+// 10,000 stacks, 4 KiB each when blocked in the middle of the parse).
+// WouldBlock and Wait are that pair; the runner finds them on a response
+// body with an interface of its own.
+
+// WouldBlock reports whether the body's next Read would wait for the
+// connection: the body is open, no byte read from the connection waits to
+// be consumed, and the socket has neither data nor a close or reset now.
+// It looks with one system call, without waiting and without consuming.
+// It reports false where it cannot tell (TLS, a wrapped connection, no
+// Unix): the caller then just reads. Only the goroutine reading the body
+// may call it.
+func (b *body) WouldBlock() bool {
+	return b.state.Load() == bodyOpen && b.c.wouldBlock()
+}
+
+// wouldBlock reports whether the next read of c would wait: no byte read
+// from the connection waits to be consumed, and the socket has neither
+// data nor a close or reset now (see body.WouldBlock).
+func (c *conn) wouldBlock() bool {
+	if c.lr.raw == nil || c.br.Buffered() > 0 || c.lr.buffered() > 0 {
+		return false
+	}
+	p := peekers.Get().(*peeker)
+	defer peekers.Put(p)
+	if err := c.lr.raw.Control(p.fn); err != nil {
+		return false // closed: Read reports it
+	}
+	return !p.data && !p.closed
+}
+
+// Wait blocks until the body's connection has data, is closed or reset by
+// the peer, fails, or passes its deadline (the request's, or the past one
+// an ended context sets), without reading: the next Read returns the data
+// or the error. It may return early, with nothing to read; Read then
+// blocks as usual. It holds no buffer, and its frames below the caller's
+// take a few hundred bytes of stack. It returns at once where WouldBlock
+// reports false. Only the goroutine reading the body may call it.
+func (b *body) Wait() { b.c.wait() }
+
+// wait is body.Wait on c.
+func (c *conn) wait() {
+	if l := c.lr; l.raw != nil {
+		l.waited = false
+		_ = l.raw.Read(l.waitFn)
+	}
+}
+
+// waitReady is the RawConn.Read callback of Wait: on the first call it
+// looks at the socket, and returns false (wait until it is readable) when
+// nothing is there; true otherwise, and on the next call. The look comes
+// after RawConn.Read has reset the poller's readiness, so that bytes that
+// arrived before the reset are seen here, and bytes after it wake the
+// wait, as a Read's own read system call ensures.
+func (l *lazyReader) waitReady(fd uintptr) bool {
+	if l.waited {
+		return true
+	}
+	l.waited = true
+	data, closed := peekFD(fd)
+	return data || closed
+}
