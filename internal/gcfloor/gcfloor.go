@@ -1,7 +1,7 @@
 // Package gcfloor keeps Go's garbage collector from running while a
 // process's heap is small, and from holding more garbage than live data
-// once it is large (a quarter of the live heap above 32 MiB). A load generator (and the mock server beside it) has a
-// small live heap, tens of MB, and allocates fast, so at GOGC=100 it
+// once it is large (an eighth of the live heap above 16 MiB, or GOGC=25).
+// A load generator (and the mock server beside it) has a small live heap, tens of MB, and allocates fast, so at GOGC=100 it
 // collects several times a second; each collection's mark phase, run on a
 // quarter of the CPUs, holds other goroutines, the open-loop pacer among
 // them, off a CPU for up to milliseconds. With thousands of open streams
@@ -137,21 +137,25 @@ const (
 
 // garbageKnee is the live heap up to which the garbage may grow as large
 // as the live heap, as GOGC=100 allowed before Go 1.18 counted stacks and
-// globals in the base. Above it each further byte of live heap earns a
-// quarter byte of garbage: a runner's large live heap is its open streams
-// (10,000 streams: ~70 MB, and ~40 MB of stacks beside it), which
-// allocate little while they wait, so doubling it bought little CPU for
-// 70 MB of peak RSS (issue 19; BENCHMARKS.md). A small heap, where the
-// garbage collector's CPU matters (tens of thousands of requests a
-// second), keeps its full headroom.
-const garbageKnee = 32 << 20
+// globals in the base. Above it each further byte of live heap earns an
+// eighth of a byte of garbage, and at least minPercent of the base
+// (GOGC=25, which takes over above ~110 MB): a runner's large live heap is
+// its open streams (10,000 streams: ~60 MB, beside 20 MB of stacks), which
+// allocate little while they wait, and the records of a wave of streams
+// ending together; the garbage the GOGC=100 rule allowed them cost 40 MB
+// of peak RSS for a few collections saved (issue 19; BENCHMARKS.md: a
+// quarter byte above 32 MiB gave 170, an eighth above 16 MiB 150-155 MB).
+// A small heap, where the collector's CPU matters, keeps its full
+// headroom up to the knee; the 40,000 req/s run (~20-30 MB live)
+// collects 26 times where it did 21, for the same CPU within its noise.
+const garbageKnee = 16 << 20
 
 // garbageCap returns the garbage the heap may hold above live.
 func garbageCap(live uint64) uint64 {
 	if live <= garbageKnee {
 		return live
 	}
-	return garbageKnee + (live-garbageKnee)/4
+	return garbageKnee + (live-garbageKnee)/8
 }
 
 // headroomPercent returns the GOGC whose next heap goal, live + (live +
