@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -54,6 +55,8 @@ type sender struct {
 	// base is what every request shares, built at the first request
 	// (request.go).
 	base requestBase
+	// open counts the flights started and not yet finished (see parkOpen).
+	open atomic.Int64
 }
 
 // newTransport returns an HTTP/1.1 transport for thousands of concurrent

@@ -43,6 +43,7 @@ type flight struct {
 // read or recorded before start returns. The caller reads the flight to its
 // end (read) and then calls finish, as send does.
 func (s *sender) start(ctx context.Context, rec *record.Record, payload []byte) *flight {
+	s.open.Add(1)
 	f := &flight{s: s, rec: rec, payload: payload}
 	switch {
 	case s.timeout > 0 && s.connDeadline:
@@ -171,11 +172,20 @@ func (s *sender) readStream(ctx context.Context, rec *record.Record, body io.Rea
 	s.readMessages(ctx, rec, sse.NewReader(body, s.clock.Now))
 }
 
-// read reads the response to its end and returns false; with park it
-// returns true instead when the head or the stream waits for the
-// connection with nothing to read: the caller may leave the flight, and
-// call wait and then read again from another goroutine.
+// parkOpen is how many flights must be open for one to park: parking saves
+// ~2.3 KB a waiting stream (a 4 KiB stack for a 2 KiB one, the SSE
+// buffer) and costs ~1 µs of CPU each time a stream waits (a goroutine
+// started, its stack grown again; BENCHMARKS.md), which only many open
+// streams repay. The runner's tests park at any count.
+var parkOpen int64 = 1024
+
+// read reads the response to its end and returns false; with park, and
+// parkOpen flights open, it returns true instead when the head or the
+// stream waits for the connection with nothing to read: the caller may
+// leave the flight, and call wait and then read again from another
+// goroutine.
 func (f *flight) read(park bool) (parked bool) {
+	park = park && f.s.open.Load() >= parkOpen
 	for f.x != nil {
 		if park && f.headParked() {
 			return true
@@ -217,6 +227,7 @@ func (f *flight) wait() {
 // closed (the connection goes back to the pool when read to its end), the
 // trace set on the record, the timeout's timer stopped.
 func (f *flight) finish() {
+	f.s.open.Add(-1)
 	if f.resp != nil {
 		f.tr.endBody() // when reading stopped, not when the connection closed
 		f.resp.Body.Close()

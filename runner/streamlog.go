@@ -48,14 +48,19 @@ type idleBody interface {
 
 // parked reports whether the stream's next message would wait for the
 // connection with nothing read: no byte waits in the SSE reader, the
-// response body or the connection. Right after wait it reports false, so
+// response body or the connection; the SSE reader's buffer is then
+// released. Right after wait it reports false, so
 // that a wait that returned with nothing to read ends in a plain Read.
 func (sr *streamRead) parked() bool {
 	if sr.woke {
 		sr.woke = false
 		return false
 	}
-	return sr.body != nil && sr.sse.Idle() && sr.body.WouldBlock()
+	if sr.body == nil || !sr.sse.Idle() || !sr.body.WouldBlock() {
+		return false
+	}
+	sr.sse.Release()
+	return true
 }
 
 // wait blocks until the connection of a parked stream has data, an error

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // Errors returned by Reader.Next. Read errors of the underlying reader are
@@ -173,6 +174,23 @@ func (r *Reader) Idle() bool {
 	return r.start == r.end && r.readErr == nil && r.err == nil
 }
 
+// Release gives the reader's buffer back, for other readers to use, when it
+// is Idle and the buffer has its initial size: a stream waiting between
+// messages then holds none (10,000 waiting streams: 2.5 MB), and the next
+// Next takes one again. The Data of messages returned before becomes
+// invalid. Otherwise Release does nothing.
+func (r *Reader) Release() {
+	if !r.Idle() || len(r.buf) != initialBuf {
+		return
+	}
+	r.unalias()
+	bufs.Put((*[initialBuf]byte)(r.buf))
+	r.buf, r.start, r.end = nil, 0, 0
+}
+
+// bufs holds released buffers of the initial size.
+var bufs = sync.Pool{New: func() any { return new([initialBuf]byte) }}
+
 // line returns the next complete line without its line end, consuming it,
 // or ok=false when no complete line is buffered.
 func (r *Reader) line() (line []byte, ok bool) {
@@ -271,7 +289,7 @@ func (r *Reader) fill() error {
 		return r.endErr()
 	}
 	if r.buf == nil {
-		r.buf = make([]byte, initialBuf)
+		r.buf = bufs.Get().(*[initialBuf]byte)[:]
 	}
 	r.unalias()
 	if r.start > 0 {
