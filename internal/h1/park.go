@@ -40,13 +40,19 @@ func (c *conn) wouldBlock() bool {
 // an ended context sets), without reading: the next Read returns the data
 // or the error. It may return early, with nothing to read; Read then
 // blocks as usual. It holds no buffer, and its frames below the caller's
-// take a few hundred bytes of stack. It returns at once where WouldBlock
-// reports false. Only the goroutine reading the body may call it.
-func (b *body) Wait() { b.c.wait() }
+// take a few hundred bytes of stack. It returns at once when the body is
+// no longer open (its connection may be another request's by then) or
+// bytes read from the connection wait to be consumed. Only the goroutine
+// reading the body may call it.
+func (b *body) Wait() {
+	if b.state.Load() == bodyOpen {
+		b.c.wait()
+	}
+}
 
 // wait is body.Wait on c.
 func (c *conn) wait() {
-	if l := c.lr; l.raw != nil {
+	if l := c.lr; l.raw != nil && c.br.Buffered() == 0 && l.buffered() == 0 {
 		l.waited = false
 		_ = l.raw.Read(l.waitFn)
 	}

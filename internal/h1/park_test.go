@@ -2,17 +2,11 @@ package h1
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
-	"sync"
 	"testing"
 	"time"
 )
@@ -323,266 +317,50 @@ func TestBodyWaitClosed(t *testing.T) {
 	}
 }
 
-// TestParkWakes: Wait, before the head or in the middle of the body,
-// returns when the peer closes the connection, the request's deadline
-// passes or its context is cancelled; the next Head or Read then fails as
-// it would have without Wait.
-func TestParkWakes(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		body bool // park in the body, after the first chunk; else before the head
-		// how: "close" (the server closes), "deadline" (WithDeadline),
-		// "cancel" (the context is cancelled)
-		how   string
-		check func(t *testing.T, err error)
-	}{
-		{"head/close", false, "close", func(t *testing.T, err error) {
-			if !errors.Is(err, io.EOF) {
-				t.Errorf("error %v, want io.EOF", err)
-			}
-		}},
-		{"body/close", true, "close", func(t *testing.T, err error) {
-			if !errors.Is(err, io.ErrUnexpectedEOF) {
-				t.Errorf("error %v, want io.ErrUnexpectedEOF", err)
-			}
-		}},
-		{"head/deadline", false, "deadline", func(t *testing.T, err error) {
-			if !errors.Is(err, os.ErrDeadlineExceeded) {
-				t.Errorf("error %v, want os.ErrDeadlineExceeded", err)
-			}
-		}},
-		{"body/deadline", true, "deadline", func(t *testing.T, err error) {
-			if !errors.Is(err, os.ErrDeadlineExceeded) {
-				t.Errorf("error %v, want os.ErrDeadlineExceeded", err)
-			}
-		}},
-		{"head/cancel", false, "cancel", func(t *testing.T, err error) { checkCtxErr(t, err, context.Canceled) }},
-		{"body/cancel", true, "cancel", func(t *testing.T, err error) { checkCtxErr(t, err, context.Canceled) }},
-	} {
-		for _, d := range dialers {
-			if !d.raw {
-				continue // Wait returns at once there (TestExchangeWait)
-			}
-			t.Run(tc.name+"/"+d.name, func(t *testing.T) {
-				t.Parallel()
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				if tc.how == "deadline" {
-					// Long enough for the head and first chunk on a
-					// busy machine; Wait then waits for the rest.
-					ctx = WithDeadline(ctx, time.Now().Add(250*time.Millisecond))
-				}
-				pre := ""
-				if tc.body {
-					pre = parkFirst
-				}
-				srv, conns := parkServer(t, pre, 1)
-				tr := &Transport{DialContext: d.dial}
-				defer tr.CloseIdleConnections()
-
-				var p parker
-				var c *conn
-				var sc net.Conn
-				var x *Exchange
-				var b *body
-				if tc.body {
-					b, sc = parkStream(t, ctx, tr, srv.url(), conns)
-					p, c = b, b.c
-				} else {
-					x = parkSend(t, ctx, tr, srv.url())
-					sc = serverConn(t, conns)
-					p, c = x, x.c
-				}
-				if !p.WouldBlock() {
-					t.Fatal("WouldBlock with nothing sent: false")
-				}
-				done := goWait(t, p.Wait, closer(c))
-				switch tc.how {
-				case "close":
-					stillBlocked(t, done, "before the close")
-					sc.Close()
-				case "cancel":
-					stillBlocked(t, done, "before the cancel")
-					cancel()
-				}
-				returned(t, done, tc.how)
-				if tc.how == "close" && p.WouldBlock() {
-					t.Error("WouldBlock after the peer closed: true")
-				}
-				var err error
-				if tc.body {
-					_, err = b.Read(make([]byte, 8))
-				} else {
-					var resp *http.Response
-					if resp, err = x.Head(); resp != nil {
-						resp.Body.Close()
-					}
-				}
-				tc.check(t, err)
-			})
-		}
-	}
-}
-
-// TestParkNoLostWakeup: bytes that arrive after WouldBlock reported true
-// and before Wait starts, or while it starts, wake Wait (the poller's
-// readiness is reset when Wait begins; Wait must look at the socket after
-// that).
-func TestParkNoLostWakeup(t *testing.T) {
-	for _, d := range dialers {
-		if !d.raw {
-			continue
-		}
-		t.Run(d.name, func(t *testing.T) {
-			srv, conns := parkServer(t, "", 1)
-			tr := &Transport{DialContext: d.dial}
-			defer tr.CloseIdleConnections()
-			x := parkSend(t, context.Background(), tr, srv.url())
-			sc := serverConn(t, conns)
-			if !x.WouldBlock() {
-				t.Fatal("Exchange.WouldBlock with nothing sent: false")
-			}
-			serverWrite(t, sc, parkFirst) // written, hence on its way, before Wait
-			returned(t, goWait(t, x.Wait, closer(x.c)), "head written before Wait")
-			resp, err := x.Head()
-			if err != nil {
-				t.Fatalf("Head: %v", err)
-			}
-			b := resp.Body.(*body)
-			defer b.Close()
-			if got := readN(t, b, 5); got != "first" {
-				t.Fatalf("first chunk %q", got)
-			}
-
-			const rounds = 40
-			for i := range rounds {
-				if !b.WouldBlock() {
-					t.Fatalf("round %d: WouldBlock with every byte read: false", i)
-				}
-				chunk := "4\r\n" + string(rune('a'+i%26)) + "abc\r\n"
-				var wg sync.WaitGroup
-				if i%2 == 0 {
-					serverWrite(t, sc, chunk) // before Wait starts
-				} else {
-					wg.Go(func() { io.WriteString(sc, chunk) }) // as Wait starts
-				}
-				returned(t, goWait(t, b.Wait, closer(b.c)), "chunk written after WouldBlock")
-				wg.Wait()
-				if got, want := readN(t, b, 4), chunk[3:7]; got != want {
-					t.Fatalf("round %d: read %q, want %q", i, got, want)
-				}
-			}
-		})
-	}
-}
-
-// TestParkStack: a fresh goroutine waiting in Wait keeps the stack the
-// runtime started it with (2 KiB: the test keeps the runtime's adaptive
-// starting size, /gc/stack/starting-size, at its floor): 200 of them grow
-// the heap's stacks by at most that plus 1 KiB each (measured: 1,966
-// bytes). One whose Wait outgrew its stack measures 4 KiB or more each
-// (the 4 KiB stack it grew into; its 2 KiB one goes to the next
-// goroutine), which a bound of 4 KiB each would let through at
-// times. Under the race detector frames and stack guards are larger than
-// in a normal build, so the sizes tell nothing there.
-func TestParkStack(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("stack sizes measured on linux only")
-	}
-	if raceBuild() {
-		t.Skip("stack sizes differ under the race detector")
-	}
-	// A collection now, with few goroutines alive, sets the starting size
-	// from small stacks (2 KiB in practice); none runs until the end to
-	// change it.
-	runtime.GC()
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	const n = 200
-	srv, conns := parkServer(t, parkFirst, n)
+// Wait after the body reached its end (keep-alive: the connection went
+// back to the idle pool) must return at once, as its doc says where
+// WouldBlock reports false.
+func TestBodyWaitAfterEnd(t *testing.T) {
+	srv, conns := parkServer(t, parkFirst, 1)
 	tr := &Transport{}
 	defer tr.CloseIdleConnections()
-	bodies := make([]*body, n)
-	servers := make([]net.Conn, n)
-	for i := range n {
-		bodies[i], servers[i] = parkStream(t, context.Background(), tr, srv.url(), conns)
-		if !bodies[i].WouldBlock() {
-			t.Fatalf("stream %d: WouldBlock after the first chunk: false", i)
-		}
+	b, sc := parkStream(t, context.Background(), tr, srv.url(), conns)
+	serverWrite(t, sc, "0\r\n\r\n")
+	if n, err := io.ReadFull(b, make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Fatalf("%d, %v", n, err)
 	}
-
-	before, start := stackBytes()
-	var wg sync.WaitGroup
-	for _, b := range bodies {
-		wg.Go(b.Wait)
+	if b.WouldBlock() {
+		t.Fatal("WouldBlock true at the end")
 	}
-	all := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(all)
-	}()
-	defer func() {
-		for _, b := range bodies {
-			b.Close() // wakes any Wait left
-		}
-		<-all
-	}()
-	if got := waitersParked(n); got != n {
-		t.Fatalf("%d of %d goroutines parked in Wait after %v", got, n, parkLong)
+	if n := idleCount(tr); n != 1 {
+		t.Fatalf("idle %d", n)
 	}
-	during, start2 := stackBytes()
-	limit := int64(max(start, start2, 2048)) + 1024
-	if per := (int64(during) - int64(before)) / n; per > limit {
-		t.Errorf("stacks grew %d -> %d bytes: %d per waiting goroutine, want <= %d (starting size %d, %d)",
-			before, during, per, limit, start, start2)
-	}
-
-	for _, sc := range servers {
-		serverWrite(t, sc, "0\r\n\r\n")
-	}
-	returned(t, all, "end sent to every stream")
-	for i, b := range bodies {
-		if n, err := b.Read(make([]byte, 8)); n != 0 || err != io.EOF {
-			t.Errorf("stream %d at the end: %d bytes, %v; want 0, EOF", i, n, err)
-		}
+	done := goWait(t, b.Wait, closer(b.c))
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		t.Fatal("Wait after EOF blocks on the pooled idle connection")
 	}
 }
 
-// stackBytes returns the heap memory reserved for goroutine stacks and
-// the size the runtime starts goroutines' stacks with.
-func stackBytes() (reserved, start uint64) {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/stacks:bytes"}, {Name: "/gc/stack/starting-size:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64(), s[1].Value.Uint64()
-}
-
-// raceBuild reports whether the test binary was built with -race.
-func raceBuild() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
+// A Wait after EOF must not sit on the pooled connection that the next
+// request reuses (it would race with that request's own Wait).
+func TestBodyWaitAfterEndLeavesTheConnection(t *testing.T) {
+	srv, conns := parkServer(t, parkFirst, 2)
+	tr := &Transport{}
+	defer tr.CloseIdleConnections()
+	b, sc := parkStream(t, context.Background(), tr, srv.url(), conns)
+	serverWrite(t, sc, "0\r\n\r\n")
+	io.ReadFull(b, make([]byte, 1))
+	stray := goWait(t, b.Wait, closer(b.c))
+	time.Sleep(20 * time.Millisecond)
+	x := parkSend(t, context.Background(), tr, srv.url())
+	if x.c != b.c {
+		t.Fatal("not reused")
 	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
-}
-
-// waitersParked returns how many goroutines wait in the poller inside
-// body.Wait, once that is want or after parkLong.
-func waitersParked(want int) int {
-	buf := make([]byte, 8<<20)
-	got := 0
-	for deadline := time.Now().Add(parkLong); ; time.Sleep(5 * time.Millisecond) {
-		got = 0
-		for g := range bytes.SplitSeq(buf[:runtime.Stack(buf, true)], []byte("\n\n")) {
-			if bytes.Contains(g, []byte("[IO wait")) && bytes.Contains(g, []byte(".(*body).Wait(")) {
-				got++
-			}
-		}
-		if got == want || time.Now().After(deadline) {
-			return got
-		}
-	}
+	mine := goWait(t, x.Wait, closer(x.c))
+	time.Sleep(20 * time.Millisecond)
+	serverWrite(t, sc, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	returned(t, stray, "stray")
+	returned(t, mine, "mine")
 }
