@@ -37,6 +37,9 @@ type Accumulator struct {
 
 	// sweep logs every profiling record for the Config.Schema14 metrics.
 	sweep sweepLog
+	// icl is Add's scratch list of a record's inter-chunk latencies (the
+	// sweep log copies them).
+	icl []float64
 }
 
 // NewAccumulator returns an empty accumulator for a run configured by cfg,
@@ -72,7 +75,7 @@ func (a *Accumulator) Add(rec *record.Record, vals []RecordValue) {
 	// Recover the base-unit values first: stats are computed in base units
 	// and converted afterwards, as AIPerf does.
 	var b calc
-	var icl []float64
+	icl := a.icl[:0]
 	for i := range vals {
 		v := &vals[i]
 		id, ok := tagIDs[v.Tag]
@@ -126,6 +129,7 @@ func (a *Accumulator) Add(rec *record.Record, vals []RecordValue) {
 	if a.cfg.Schema14 {
 		a.sweep.add(rec, &b, icl)
 	}
+	a.icl = icl
 }
 
 // toBase converts a display value back to its base unit. Integer base

@@ -1,13 +1,13 @@
 package h1
 
-// A stream that waits for its next event need not keep a goroutine with a
-// deep stack blocked in Read: when the body would block, its reader can
-// return to the top of its goroutine, which ends, and a fresh goroutine
-// waits for the data with a stack of a few hundred bytes (the runtime's
-// smallest, 2 KiB) before it reads on (issue 19: 10,000 streams hold
-// 10,000 stacks, 4 KiB each when blocked in the middle of the parse).
-// WouldBlock and Wait are that pair; the runner finds them on a response
-// body with an interface of its own.
+// A request that waits for its response's head, or a stream for its next
+// event, need not keep a goroutine with a deep stack blocked in Read: when
+// the read would wait, its reader can return to the top of its goroutine,
+// which ends, and a fresh goroutine waits for the data with a few hundred
+// bytes of frames, in the runtime's smallest stack (2 KiB), before it reads
+// on (issue 19: 10,000 streams held 10,000 stacks of 4 KiB). WouldBlock and
+// Wait are that pair, on an Exchange for the head and on a response body
+// for the stream; the runner finds the body's with an interface of its own.
 
 // WouldBlock reports whether the body's next Read would wait for the
 // connection: the body is open, no byte read from the connection waits to
