@@ -12,12 +12,12 @@ import (
 
 // parkedGoroutines counts the goroutines waiting in a parked turn: in
 // resume (closed loop) or resumeRelay (open loop), blocked in the network
-// poller.
+// poller in h1's wait, not deeper in a read.
 func parkedGoroutines(buf []byte) int {
 	n := runtime.Stack(buf, true)
 	count := 0
 	for _, g := range bytes.Split(buf[:n], []byte("\n\n")) {
-		if bytes.Contains(g, []byte("[IO wait")) &&
+		if bytes.Contains(g, []byte("[IO wait")) && bytes.Contains(g, []byte("/internal/h1.(*conn).wait(")) &&
 			(bytes.Contains(g, []byte("(*worker).resume(")) || bytes.Contains(g, []byte("runner.resumeRelay("))) {
 			count++
 		}
@@ -32,21 +32,32 @@ func parkedGoroutines(buf []byte) int {
 // streams (parkOpen 0, main_test.go).
 func TestTurnsParkWhileTheyWait(t *testing.T) {
 	const n = 60
+	firstToken := mockserver.Config{TTFT: 2 * time.Second, ITL: 5 * time.Millisecond, OutputTokens: 3}
+	// Events of ~600 bytes, one a second: from the second on, the SSE
+	// reader (grown to 1 KiB) takes a whole chunk past the connection's
+	// line buffer, and the chunked reader leaves the chunk's CRLF unread
+	// (h1's conn.drained). The streams are watched while they wait after
+	// the second event.
+	bigEvents := mockserver.Config{ITL: time.Second, OutputTokens: 400, TokensPerChunk: 100, NoRoleChunk: true}
 	for _, tc := range []struct {
-		name      string
-		streaming bool
-		open      bool
+		name        string
+		mock        mockserver.Config
+		osl         int
+		streaming   bool
+		open        bool
+		from, until time.Duration // when to look for parked streams
 	}{
-		{"closed loop, stream waits for its first token", true, false},
-		{"open loop, stream waits for its first token", true, true},
-		{"closed loop, whole response: the head is awaited", false, false},
+		{"closed loop, stream waits for its first token", firstToken, 3, true, false, 0, 1800 * time.Millisecond},
+		{"open loop, stream waits for its first token", firstToken, 3, true, true, 0, 1800 * time.Millisecond},
+		{"closed loop, whole response: the head is awaited", firstToken, 3, false, false, 0, 1800 * time.Millisecond},
+		{"closed loop, stream waits between events of 600 bytes", bigEvents, 400, true, false, 1300 * time.Millisecond, 1900 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			url := startMockProcessTB(t, mockserver.Config{TTFT: 2 * time.Second, ITL: 5 * time.Millisecond, OutputTokens: 3})
+			url := startMockProcessTB(t, tc.mock)
 			cfg := testConfig(t, url)
 			cfg.Streaming = tc.streaming
 			cfg.RequestCount = n
-			cfg.OSLMean = 3
+			cfg.OSLMean = float64(tc.osl)
 			if tc.open {
 				cfg.RequestRate, cfg.ArrivalPattern = 1000, "constant"
 			} else {
@@ -66,9 +77,11 @@ func TestTurnsParkWhileTheyWait(t *testing.T) {
 			}()
 			buf := make([]byte, 8<<20)
 			most := 0
-			// Until shortly before the first tokens come, the streams
+			start := time.Now()
+			time.Sleep(tc.from)
+			// Until shortly before the next tokens come: the streams
 			// unpark then.
-			deadline := time.Now().Add(1800 * time.Millisecond)
+			deadline := start.Add(tc.until)
 			for most < n && time.Now().Before(deadline) {
 				most = max(most, parkedGoroutines(buf))
 				time.Sleep(20 * time.Millisecond)
@@ -86,13 +99,17 @@ func TestTurnsParkWhileTheyWait(t *testing.T) {
 			}
 			if tc.streaming {
 				osl := s.Get("output_sequence_length")
-				if osl.Min != 3 || osl.Max != 3 {
-					t.Errorf("output lengths %v..%v, want 3", osl.Min, osl.Max)
+				if want := float64(tc.osl); osl.Min != want || osl.Max != want {
+					t.Errorf("output lengths %v..%v, want %d", osl.Min, osl.Max, tc.osl)
 				}
-				// The first token comes 2 s after the request, read by the
-				// goroutine that waited parked.
-				if ttft := s.Get("time_to_first_token"); ttft.Min < 2000 {
+				// The first token comes 2 s after the request (the second
+				// event 2 s after the first), read by the goroutine that
+				// waited parked.
+				if ttft := s.Get("time_to_first_token"); tc.mock.TTFT > 0 && ttft.Min < 2000 {
 					t.Errorf("TTFT from %v ms, want from 2,000 ms", ttft.Min)
+				}
+				if lat := s.Get("request_latency"); lat.Min < 2000 {
+					t.Errorf("latency from %v ms, want from 2,000 ms", lat.Min)
 				}
 			}
 		})

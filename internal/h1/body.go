@@ -23,12 +23,13 @@ const (
 // end releases it (to the idle pool when keep), an error or an early Close
 // closes it.
 type body struct {
-	rc    io.ReadCloser // http.ReadResponse's body, reading c.br
-	t     *Transport
-	c     *conn
-	ctx   context.Context
-	keep  bool // both sides allow keep-alive
-	state atomic.Int32
+	rc      io.ReadCloser // http.ReadResponse's body, reading c.br
+	t       *Transport
+	c       *conn
+	ctx     context.Context
+	keep    bool // both sides allow keep-alive
+	chunked bool // Transfer-Encoding: chunked (see conn.drained)
+	state   atomic.Int32
 }
 
 // Read reads from the response. At the end it returns io.EOF; when the

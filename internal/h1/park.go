@@ -11,28 +11,13 @@ package h1
 
 // WouldBlock reports whether the body's next Read would wait for the
 // connection: the body is open, no byte read from the connection waits to
-// be consumed, and the socket has neither data nor a close or reset now.
-// It looks with one system call, without waiting and without consuming.
-// It reports false where it cannot tell (TLS, a wrapped connection, no
-// Unix): the caller then just reads. Only the goroutine reading the body
-// may call it.
+// be consumed (but the CRLF that closes a chunk, see drained), and the
+// socket has neither data nor a close or reset now. It looks with one
+// system call, without waiting and without consuming. It reports false
+// where it cannot tell (TLS, a wrapped connection, no Unix): the caller
+// then just reads. Only the goroutine reading the body may call it.
 func (b *body) WouldBlock() bool {
-	return b.state.Load() == bodyOpen && b.c.wouldBlock()
-}
-
-// wouldBlock reports whether the next read of c would wait: no byte read
-// from the connection waits to be consumed, and the socket has neither
-// data nor a close or reset now (see body.WouldBlock).
-func (c *conn) wouldBlock() bool {
-	if c.lr.raw == nil || c.br.Buffered() > 0 || c.lr.buffered() > 0 {
-		return false
-	}
-	p := peekers.Get().(*peeker)
-	defer peekers.Put(p)
-	if err := c.lr.raw.Control(p.fn); err != nil {
-		return false // closed: Read reports it
-	}
-	return !p.data && !p.closed
+	return b.state.Load() == bodyOpen && b.c.wouldBlock(b.chunked)
 }
 
 // Wait blocks until the body's connection has data, is closed or reset by
@@ -46,13 +31,50 @@ func (c *conn) wouldBlock() bool {
 // reading the body may call it.
 func (b *body) Wait() {
 	if b.state.Load() == bodyOpen {
-		b.c.wait()
+		b.c.wait(b.chunked)
 	}
 }
 
+// drained reports whether no byte read from c waits to be consumed; with
+// crlf (a chunked body), a lone CRLF counts as none. The chunked reader
+// reads a chunk's closing CRLF at its next Read when the chunk's data went
+// past the line buffer (straight into the caller's, at 256 bytes or more:
+// most chat events of real servers), and would then go on to wait for the
+// next chunk's size line: the stream waits as surely as with nothing
+// read. The CRLF is moved into the line buffer, so that the read buffer
+// goes back to its pool; the next Read consumes it as before. (A lone
+// CRLF of data, left when the reader's buffer ended two bytes before the
+// chunk's end, counts too: its message is then parsed when the next bytes
+// come, and stamped, as every message, when its first byte was read.)
+func (c *conn) drained(crlf bool) bool {
+	n := c.br.Buffered() + c.lr.buffered()
+	if n == 0 {
+		return true
+	}
+	if !crlf || n != 2 {
+		return false
+	}
+	p, err := c.br.Peek(2) // from the read buffer: no system call
+	return err == nil && p[0] == '\r' && p[1] == '\n'
+}
+
+// wouldBlock reports whether the next read of c would wait (see
+// body.WouldBlock).
+func (c *conn) wouldBlock(crlf bool) bool {
+	if c.lr.raw == nil || !c.drained(crlf) {
+		return false
+	}
+	p := peekers.Get().(*peeker)
+	defer peekers.Put(p)
+	if err := c.lr.raw.Control(p.fn); err != nil {
+		return false // closed: Read reports it
+	}
+	return !p.data && !p.closed
+}
+
 // wait is body.Wait on c.
-func (c *conn) wait() {
-	if l := c.lr; l.raw != nil && c.br.Buffered() == 0 && l.buffered() == 0 {
+func (c *conn) wait(crlf bool) {
+	if l := c.lr; l.raw != nil && c.drained(crlf) {
 		l.waited = false
 		_ = l.raw.Read(l.waitFn)
 	}

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -363,4 +365,67 @@ func TestBodyWaitAfterEndLeavesTheConnection(t *testing.T) {
 	serverWrite(t, sc, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 	returned(t, stray, "stray")
 	returned(t, mine, "mine")
+}
+
+// TestBodyWaitChunkPastLineBuffer: a chunk of lineBufferSize bytes or more
+// is read straight into the caller's buffer, and the chunked reader leaves
+// the chunk's closing CRLF for its next Read. The stream still counts as
+// waiting (the CRLF moves into the line buffer, the read buffer is free),
+// Wait blocks until the next chunk, and reading goes on through the CRLF.
+// A body that is not chunked has no such CRLF: two bytes left there are
+// data.
+func TestBodyWaitChunkPastLineBuffer(t *testing.T) {
+	big := strings.Repeat("x", 2*lineBufferSize)
+	srv, conns := parkServer(t, parkFirst, 1)
+	tr := &Transport{}
+	defer tr.CloseIdleConnections()
+	b, sc := parkStream(t, context.Background(), tr, srv.url(), conns)
+	serverWrite(t, sc, fmt.Sprintf("%x\r\n%s\r\n", len(big), big))
+	// One Read of the whole chunk, as an SSE reader with room for it does.
+	p := make([]byte, 4*lineBufferSize)
+	n := 0
+	for n < len(big) {
+		m, err := b.Read(p[n:])
+		if err != nil {
+			t.Fatalf("after %d bytes: %v", n, err)
+		}
+		n += m
+	}
+	if string(p[:n]) != big {
+		t.Fatalf("read %d bytes, not the chunk", n)
+	}
+	// The CRLF came with the chunk; the chunked reader has not taken it.
+	if n := b.c.br.Buffered() + b.c.lr.buffered(); n != 2 {
+		t.Fatalf("%d bytes wait to be read, want the chunk's CRLF", n)
+	}
+	if !b.WouldBlock() {
+		t.Fatal("a stream with only its chunk's CRLF read does not count as waiting")
+	}
+	if b.c.lr.buf != nil {
+		t.Error("the read buffer is held while the stream waits")
+	}
+	done := goWait(t, b.Wait, closer(b.c))
+	stillBlocked(t, done, "after the chunk")
+	serverWrite(t, sc, "4\r\nnext\r\n")
+	returned(t, done, "next chunk")
+	if got := readN(t, b, 4); got != "next" {
+		t.Fatalf("next chunk %q", got)
+	}
+
+	// Not chunked: a CRLF left in the body is data to read.
+	srv2, conns2 := parkServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\nfirst\r\n", 1)
+	tr2 := &Transport{}
+	defer tr2.CloseIdleConnections()
+	resp, err := parkSend(t, context.Background(), tr2, srv2.url()).Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	serverConn(t, conns2)
+	if got := readN(t, resp.Body, 5); got != "first" {
+		t.Fatalf("%q", got)
+	}
+	if resp.Body.(*body).WouldBlock() {
+		t.Error("WouldBlock with two bytes of a fixed-length body to read")
+	}
 }

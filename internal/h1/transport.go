@@ -190,11 +190,11 @@ func (x *Exchange) Head() (*http.Response, error) {
 
 // WouldBlock reports whether Head would wait for the connection (see
 // body.WouldBlock).
-func (x *Exchange) WouldBlock() bool { return x.c.wouldBlock() }
+func (x *Exchange) WouldBlock() bool { return x.c.wouldBlock(false) }
 
 // Wait blocks until the connection has data, fails or passes its
 // deadline, without reading (see body.Wait).
-func (x *Exchange) Wait() { x.c.wait() }
+func (x *Exchange) Wait() { x.c.wait(false) }
 
 // write writes the request on the exchange's connection. On error the
 // caller closes it.
@@ -261,7 +261,8 @@ func (x *Exchange) readHead() (*http.Response, error) {
 		t.release(c, keep, trace)
 		return resp, nil
 	}
-	resp.Body = &body{rc: resp.Body, t: t, c: c, ctx: ctx, keep: keep}
+	chunked := len(resp.TransferEncoding) > 0 && resp.TransferEncoding[0] == "chunked"
+	resp.Body = &body{rc: resp.Body, t: t, c: c, ctx: ctx, keep: keep, chunked: chunked}
 	return resp, nil
 }
 
