@@ -1,10 +1,11 @@
 // Package gcfloor keeps Go's garbage collector from running while a
-// process's heap is small, and from holding more garbage than live data
-// once it is large (an eighth of the live heap above 16 MiB, or GOGC=25).
-// A load generator (and the mock server beside it) has a small live heap, tens of MB, and allocates fast, so at GOGC=100 it
-// collects several times a second; each collection's mark phase, run on a
-// quarter of the CPUs, holds other goroutines, the open-loop pacer among
-// them, off a CPU for up to milliseconds. With thousands of open streams
+// process's heap is small, and from holding more garbage than it needs
+// once it is large (16 MiB, or GOGC=25 when that is more). A load
+// generator (and the mock server beside it) has a small live heap, tens
+// of MB, and allocates fast, so at GOGC=100 it collects several times a
+// second; each collection's mark phase, run on a quarter of the CPUs,
+// holds other goroutines, the open-loop pacer among them, off a CPU for up
+// to milliseconds. With thousands of open streams
 // the stacks grow instead, and GOGC=100 would let garbage grow with them.
 package gcfloor
 
@@ -135,27 +136,24 @@ const (
 	maxPercent = 10000
 )
 
-// garbageKnee is the live heap up to which the garbage may grow as large
-// as the live heap, as GOGC=100 allowed before Go 1.18 counted stacks and
-// globals in the base. Above it each further byte of live heap earns an
-// eighth of a byte of garbage, and at least minPercent of the base
-// (GOGC=25, which takes over above ~110 MB): a runner's large live heap is
-// its open streams (10,000 streams: ~60 MB, beside 20 MB of stacks), which
-// allocate little while they wait, and the records of a wave of streams
-// ending together; the garbage the GOGC=100 rule allowed them cost 40 MB
-// of peak RSS for a few collections saved (issue 19; BENCHMARKS.md: a
-// quarter byte above 32 MiB gave 170, an eighth above 16 MiB 150-155 MB).
-// A small heap, where the collector's CPU matters, keeps its full
-// headroom up to the knee; the 40,000 req/s run (~20-30 MB live)
-// collects 26 times where it did 21, for the same CPU within its noise.
+// garbageKnee is the most garbage the heap may hold above the live heap
+// (less while the live heap is smaller: GOGC=100, as before Go 1.18 counted
+// stacks and globals in the base), until minPercent of the base is more
+// (GOGC=25, from ~64 MiB live). A runner's large live heap is its open
+// streams (10,000 streams: ~50 MB, beside 20 MB of stacks), which allocate
+// little while they wait, and the records of a wave of streams ending
+// together: garbage in proportion to them cost peak RSS for few
+// collections saved (issue 19, BENCHMARKS.md: at 10,000 streams, a
+// quarter byte of garbage per live byte above 32 MiB peaked at ~170 MB,
+// an eighth above 16 MiB at ~152, 16 MiB flat at ~148). A small heap,
+// where the collector's CPU matters, keeps its headroom: the 40,000 req/s
+// run (~20 MB live) collects 27 times where it did 21 with 32 MiB, for
+// the same CPU within its noise.
 const garbageKnee = 16 << 20
 
 // garbageCap returns the garbage the heap may hold above live.
 func garbageCap(live uint64) uint64 {
-	if live <= garbageKnee {
-		return live
-	}
-	return garbageKnee + (live-garbageKnee)/8
+	return min(live, garbageKnee)
 }
 
 // headroomPercent returns the GOGC whose next heap goal, live + (live +

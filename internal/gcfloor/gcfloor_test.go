@@ -62,26 +62,25 @@ func TestHeadroomPercent(t *testing.T) {
 		// Garbage 200-10-2 = 188 MB over a base of 10+2 MB: 1566%; the
 		// goal, 198 MB, plus 2 MB of stacks is the floor.
 		{"small heap: goal plus stacks at the floor", 200 * mb, 10 * mb, 2 * mb, 2 * mb, 1566},
-		// 10,000 streams: 60 MB live, 16 MB of scanned stacks, 20 MB of
-		// stacks, no floor: the cap, 16 + (60-16)/8 = 21.5 MB, over a
-		// base of 76 MB: 28%.
-		{"many streams: garbage up to the cap", 0, 60 * mb, 16 * mb, 20 * mb, 28},
+		// 10,000 streams: 40 MB live, 8 MB of scanned stacks, 20 MB of
+		// stacks, no floor: the cap, 16 MB, over a base of 48 MB: 33%.
+		{"many streams: garbage up to the cap", 0, 40 * mb, 8 * mb, 20 * mb, 33},
 		// 90 MB live, 36 MB of scanned stacks, 82 MB of stacks: the floor
-		// leaves 200-90-82 = 28 MB, more than the cap of 16 + 74/8 =
-		// 25.25 MB, but 28 MB over a base of 126 MB is 22%: the minimum.
+		// leaves 200-90-82 = 28 MB, more than the cap of 16 MB, but 28 MB
+		// over a base of 126 MB is 22%: the minimum.
 		{"many stacks under a floor: the minimum", 200 * mb, 90 * mb, 36 * mb, 82 * mb, minPercent},
 		// At the knee the cap is the live heap: 16 MB over 16 MB.
 		{"no roots, at the knee: GOGC=100", 0, 16 * mb, 0, 0, 100},
-		// 32 MB live: 16 + 16/8 = 18 MB of garbage over 32 MB: 56%.
-		{"no roots, twice the knee", 0, 32 * mb, 0, 0, 56},
-		// 300 MB live: 16 + 284/8 = 51.5 MB over 300 MB is 17%: GOGC=25.
+		// 32 MB live: 16 MB of garbage over 32 MB: 50%.
+		{"no roots, twice the knee", 0, 32 * mb, 0, 0, 50},
+		// 300 MB live: 16 MB over 300 MB is 5%: GOGC=25.
 		{"no roots, large heap: the minimum", 200 * mb, 300 * mb, 0, 0, minPercent},
 		{"stacks dwarf the heap: the minimum", 200 * mb, 10 * mb, 200 * mb, 400 * mb, minPercent},
 		{"tiny heap under a huge floor: the maximum", 1 << 40, 1 * mb, 0, 0, maxPercent},
 		// 14 MB live and 28 MB of roots, no floor: 14 MB over 42 MB.
 		{"closed loop, small heap: garbage up to the live heap", 0, 14 * mb, 28 * mb, 40 * mb, 33},
-		// 20 MB live and 20 MB of roots: 16 + 4/8 = 16.5 MB over 40 MB.
-		{"closed loop, heap past the knee", 0, 20 * mb, 20 * mb, 20 * mb, 41},
+		// 20 MB live and 20 MB of roots: 16 MB over 40 MB.
+		{"closed loop, heap past the knee", 0, 20 * mb, 20 * mb, 20 * mb, 40},
 		{"nothing known", 200 * mb, 0, 0, 0, 100},
 	} {
 		if got := headroomPercent(tc.floor, tc.live, tc.roots, tc.stacks); got != tc.want {
