@@ -144,12 +144,17 @@ func (s *sender) failStatus(rec *record.Record, code int, body io.Reader) {
 }
 
 // readWhole reads and parses a whole (non-streamed) body, then polls for
-// the result when the endpoint is polled.
+// the result when the endpoint is polled. The body's end is stamped right
+// after the read that brought its last bytes: waited, when that was the
+// read of a parked head's wait (ib.ReadByWait; 0 for none), else now.
 //
 //go:noinline
-func (s *sender) readWhole(ctx context.Context, rec *record.Record, body io.Reader) {
+func (s *sender) readWhole(ctx context.Context, rec *record.Record, body io.Reader, waited int64, ib idleBody) {
 	data, err := io.ReadAll(body)
 	end := s.clock.Now()
+	if waited != 0 && ib != nil && ib.ReadByWait() {
+		end = waited
+	}
 	if err != nil {
 		s.failErr(ctx, rec, err)
 		return

@@ -31,7 +31,8 @@ type flight struct {
 	target string
 	x      *h1.Exchange // the head to read; nil when read or not split
 	req    *http.Request
-	woke   bool // it waited for the head (wait) and has not read since
+	woke   bool  // it waited for the head (wait) and has not read since
+	readAt int64 // the clock right after that wait read bytes; 0 for none
 
 	resp   *http.Response // nil when no response came
 	stream *streamRead    // a streamed body still to read
@@ -73,6 +74,7 @@ func (s *sender) start(ctx context.Context, rec *record.Record, payload []byte) 
 func (f *flight) send() {
 	s, rec := f.s, f.rec
 	for {
+		f.readAt = 0
 		req, err := s.newRequest(f.traced, rec, f.target, f.payload)
 		if err != nil {
 			s.fail(rec, 0, "RequestError", s.errorText(err))
@@ -144,8 +146,13 @@ func (f *flight) take(resp *http.Response) {
 	}
 	// Headers are in and the status is a success: stamp the ack before any
 	// of the body is read, streamed or whole, as AIPerf 0.13 does (1.0's
-	// record export leaves it out for whole bodies, as 0.8 did).
+	// record export leaves it out for whole bodies, as 0.8 did); when a
+	// parked wait read them, at that read.
 	rec.AckNS = s.clock.Now()
+	ib, _ := resp.Body.(idleBody)
+	if f.readAt != 0 && ib != nil && ib.ReadByWait() {
+		rec.AckNS = f.readAt
+	}
 	streamed := isEventStream(resp.Header.Get("Content-Type"))
 	framed := s.aws != nil && isAWSEventStream(resp.Header.Get("Content-Type"))
 	// The body outlives the headers and the request, which a stream would
@@ -157,13 +164,17 @@ func (f *flight) take(resp *http.Response) {
 		s.readEventStream(f.ctx, rec, body)
 	case streamed:
 		rec.Streaming = true
-		rd := sse.NewReader(body, s.clock.Now)
-		f.stream = &streamRead{s: s, ctx: f.ctx, rec: rec, rd: rd}
-		if ib, ok := resp.Body.(idleBody); ok {
-			f.stream.sse, f.stream.body = rd, ib
+		sr := &streamRead{s: s, ctx: f.ctx, rec: rec}
+		if ib != nil {
+			// Events that came with the head were read by its wait.
+			sr.sse, sr.body, sr.readAt = sse.NewReader(body, sr.now), ib, f.readAt
+			sr.rd = sr.sse
+		} else {
+			sr.rd = sse.NewReader(body, s.clock.Now)
 		}
+		f.stream = sr
 	default:
-		s.readWhole(f.ctx, rec, body)
+		s.readWhole(f.ctx, rec, body, f.readAt, ib)
 	}
 }
 
@@ -217,7 +228,9 @@ func (f *flight) headParked() bool {
 func (f *flight) wait() {
 	if f.x != nil {
 		f.woke = true
-		f.x.Wait()
+		if f.x.Wait() {
+			f.readAt = f.s.clock.Now()
+		}
 		return
 	}
 	f.stream.wait()

@@ -19,10 +19,9 @@ import (
 )
 
 // The timing tests run as a run of their size does: none reaches parkOpen
-// open requests, so none parks. A parked wait stamps its next read ~20 µs
-// later on this machine (the fresh goroutine's stack grows on the way to
-// the read; BENCHMARKS.md, session 10), which only runs of 1,024 open
-// requests or more pay.
+// open requests, so none parks. (Parked, where the waiting goroutine reads
+// and stamps the bytes itself, they pass too, with smaller deviations:
+// BENCHMARKS.md, session 10.)
 func init() { parkAlways = false }
 
 // TestTimingMatchesServerTruth compares TTFT, TTST, inter-chunk latency, ITL

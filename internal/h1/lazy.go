@@ -40,9 +40,10 @@ type lazyReader struct {
 	rawN   int
 	rawErr error
 
-	// Wait's RawConn.Read callback (waitReady) and its state.
-	waitFn func(fd uintptr) bool
-	waited bool
+	// pending is the error Wait's read met, returned by the next read.
+	pending error
+	// waitRead: the bytes read last from the connection were read by Wait.
+	waitRead bool
 }
 
 // ObservedConn is a connection wrapper that only watches the reads made on
@@ -72,7 +73,6 @@ func newLazyReader(nc net.Conn, size int) *lazyReader {
 	}
 	if l.raw != nil {
 		l.rawFn = l.rawRead
-		l.waitFn = l.waitReady
 	}
 	return l
 }
@@ -105,6 +105,11 @@ func (l *lazyReader) Read(p []byte) (int, error) {
 // fill reads from the connection into a pooled buffer; it returns an
 // error only with no bytes read (the buffer then is not held).
 func (l *lazyReader) fill() error {
+	if err := l.pending; err != nil {
+		l.pending = nil
+		return err
+	}
+	l.waitRead = false
 	if l.raw != nil {
 		l.rawDst = nil
 		n, buf, err := l.rawReadCall()
@@ -129,6 +134,11 @@ func (l *lazyReader) fill() error {
 
 // read reads from the connection straight into p.
 func (l *lazyReader) read(p []byte) (int, error) {
+	if err := l.pending; err != nil {
+		l.pending = nil
+		return 0, err
+	}
+	l.waitRead = false
 	if l.raw == nil {
 		return l.nc.Read(p)
 	}

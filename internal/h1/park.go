@@ -3,11 +3,12 @@ package h1
 // A request that waits for its response's head, or a stream for its next
 // event, need not keep a goroutine with a deep stack blocked in Read: when
 // the read would wait, its reader can return to the top of its goroutine,
-// which ends, and a fresh goroutine waits for the data with a few hundred
-// bytes of frames, in the runtime's smallest stack (2 KiB), before it reads
-// on (issue 19: 10,000 streams held 10,000 stacks of 4 KiB). WouldBlock and
-// Wait are that pair, on an Exchange for the head and on a response body
-// for the stream; the runner finds the body's with an interface of its own.
+// which ends, and a fresh goroutine waits for the data, and reads it, with a
+// few hundred bytes of frames in the runtime's smallest stack (2 KiB), before
+// it parses on (issue 19: 10,000 streams held 10,000 stacks of 4 KiB).
+// WouldBlock and Wait are that pair, on an Exchange for the head and on a
+// response body for the stream; the runner finds the body's with an
+// interface of its own.
 
 // WouldBlock reports whether the body's next Read would wait for the
 // connection: the body is open, no byte read from the connection waits to
@@ -22,18 +23,23 @@ func (b *body) WouldBlock() bool {
 
 // Wait blocks until the body's connection has data, is closed or reset by
 // the peer, fails, or passes its deadline (the request's, or the past one
-// an ended context sets), without reading: the next Read returns the data
-// or the error. It may return early, with nothing to read; Read then
-// blocks as usual. It holds no buffer, and its frames below the caller's
-// take a few hundred bytes of stack. It returns at once when the body is
+// an ended context sets), and reads what came into the connection's read
+// buffer, from its own shallow frames: a parked stream's goroutine reads
+// before its stack grows back (the deeper read would come ~20 µs later).
+// It reports whether bytes were read; an error it met is the next Read's.
+// It holds no buffer while it waits, and its frames below the caller's take
+// a few hundred bytes of stack. It returns false at once when the body is
 // no longer open (its connection may be another request's by then) or
 // bytes read from the connection wait to be consumed. Only the goroutine
 // reading the body may call it.
-func (b *body) Wait() {
-	if b.state.Load() == bodyOpen {
-		b.c.wait(b.chunked)
-	}
+func (b *body) Wait() (read bool) {
+	return b.state.Load() == bodyOpen && b.c.wait(b.chunked)
 }
+
+// ReadByWait reports whether the bytes read last from the connection were
+// read by Wait: the caller then stamps them with its own clock right after
+// Wait, rather than after the Read that delivers them.
+func (b *body) ReadByWait() bool { return b.c.lr.waitRead }
 
 // drained reports whether no byte read from c waits to be consumed; with
 // crlf (a chunked body), a lone CRLF counts as none. The chunked reader
@@ -73,24 +79,15 @@ func (c *conn) wouldBlock(crlf bool) bool {
 }
 
 // wait is body.Wait on c.
-func (c *conn) wait(crlf bool) {
-	if l := c.lr; l.raw != nil && c.drained(crlf) {
-		l.waited = false
-		_ = l.raw.Read(l.waitFn)
+func (c *conn) wait(crlf bool) (read bool) {
+	l := c.lr
+	if l.raw == nil || !c.drained(crlf) || l.pending != nil {
+		return false
 	}
-}
-
-// waitReady is the RawConn.Read callback of Wait: on the first call it
-// looks at the socket, and returns false (wait until it is readable) when
-// nothing is there; true otherwise, and on the next call. The look comes
-// after RawConn.Read has reset the poller's readiness, so that bytes that
-// arrived before the reset are seen here, and bytes after it wake the
-// wait, as a Read's own read system call ensures.
-func (l *lazyReader) waitReady(fd uintptr) bool {
-	if l.waited {
-		return true
+	if err := l.fill(); err != nil {
+		l.pending = err
+		return false
 	}
-	l.waited = true
-	data, closed := peekFD(fd)
-	return data || closed
+	l.waitRead = true
+	return true
 }

@@ -50,7 +50,7 @@ func TestParkStack(t *testing.T) {
 	before, start := stackBytes()
 	var wg sync.WaitGroup
 	for _, b := range bodies {
-		wg.Go(b.Wait)
+		wg.Go(func() { b.Wait() })
 	}
 	all := make(chan struct{})
 	go func() {

@@ -33,7 +33,7 @@ const (
 // parker is what the runner looks for on an Exchange and a response body.
 type parker interface {
 	WouldBlock() bool
-	Wait()
+	Wait() bool
 }
 
 var _ parker = (*Exchange)(nil)
@@ -134,7 +134,7 @@ func readN(t *testing.T, b io.Reader, n int) string {
 // parked stream, and returns a channel closed when wait returns. The
 // test's cleanup calls unblock, which must make wait return (closing the
 // client's connection does), and waits for the goroutine.
-func goWait(t *testing.T, wait, unblock func()) <-chan struct{} {
+func goWait(t *testing.T, wait func() bool, unblock func()) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -427,5 +427,43 @@ func TestBodyWaitChunkPastLineBuffer(t *testing.T) {
 	}
 	if resp.Body.(*body).WouldBlock() {
 		t.Error("WouldBlock with two bytes of a fixed-length body to read")
+	}
+}
+
+// TestWaitReads: Wait reads what came into the read buffer, from its own
+// goroutine, and says so; ReadByWait stays true until the connection is
+// read again, so that a reader knows whether the bytes it got are Wait's.
+func TestWaitReads(t *testing.T) {
+	srv, conns := parkServer(t, parkFirst, 1)
+	tr := &Transport{}
+	defer tr.CloseIdleConnections()
+	b, sc := parkStream(t, context.Background(), tr, srv.url(), conns)
+	var read bool
+	done := goWait(t, func() bool { read = b.Wait(); return read }, closer(b.c))
+	serverWrite(t, sc, "3\r\none\r\n")
+	returned(t, done, "chunk")
+	if !read || b.c.lr.buffered() == 0 || !b.ReadByWait() {
+		t.Fatalf("Wait read %v, %d bytes buffered, ReadByWait %v; want true, some, true", read, b.c.lr.buffered(), b.ReadByWait())
+	}
+	if got := readN(t, b, 3); got != "one" || !b.ReadByWait() {
+		t.Fatalf("read %q, ReadByWait %v after reading Wait's bytes", got, b.ReadByWait())
+	}
+	// The next chunk comes through an ordinary read.
+	serverWrite(t, sc, "3\r\ntwo\r\n")
+	if got := readN(t, b, 3); got != "two" || b.ReadByWait() {
+		t.Fatalf("read %q, ReadByWait %v after a read of its own", got, b.ReadByWait())
+	}
+	// With bytes buffered, Wait reads nothing.
+	serverWrite(t, sc, "5\r\nthree\r\n")
+	for b.c.lr.buffered() == 0 && b.c.br.Buffered() == 0 {
+		if _, err := b.c.br.Peek(1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b.Wait() {
+		t.Error("Wait read with bytes buffered")
+	}
+	if got := readN(t, b, 5); got != "three" {
+		t.Fatalf("read %q", got)
 	}
 }

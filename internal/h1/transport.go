@@ -189,12 +189,13 @@ func (x *Exchange) Head() (*http.Response, error) {
 }
 
 // WouldBlock reports whether Head would wait for the connection (see
-// body.WouldBlock).
+// body.WouldBlock). A body's ReadByWait tells whether the bytes read last,
+// the head's among them, were read by the exchange's Wait.
 func (x *Exchange) WouldBlock() bool { return x.c.wouldBlock(false) }
 
 // Wait blocks until the connection has data, fails or passes its
-// deadline, without reading (see body.Wait).
-func (x *Exchange) Wait() { x.c.wait(false) }
+// deadline, and reads what came (see body.Wait).
+func (x *Exchange) Wait() (read bool) { return x.c.wait(false) }
 
 // write writes the request on the exchange's connection. On error the
 // caller closes it.
