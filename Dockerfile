@@ -32,7 +32,7 @@ ARG VERSION=dev
 ARG COMMIT=unknown
 RUN CGO_LDFLAGS="-L$(./scripts/tokenizers.sh lib)" go build -trimpath \
     -tags hftokenizers,netgo,osusergo \
-    -ldflags "-s -w -linkmode external -extldflags -static -X main.Version=${VERSION} -X main.Commit=${COMMIT}" \
+    -ldflags "-s -w -linkmode external -extldflags -static -X=runtime.godebugDefault=adaptivestackstart=0 -X main.Version=${VERSION} -X main.Commit=${COMMIT}" \
     -o /out/aiperf ./cmd/aiperf
 
 # aiperf-report: DuckDB is a static C++ library linked with cgo; the binary

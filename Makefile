@@ -3,7 +3,15 @@ SHELL := /bin/bash
 GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-LDFLAGS := -s -w -X main.Version=$(VERSION) -X main.Commit=$(COMMIT)
+# NOGROW: new goroutines start with the runtime's smallest stack (2 KiB), not
+# the mean of the stacks scanned at the last collection (Go's default, which
+# //go:debug cannot set): a parked stream's goroutine uses ~600 bytes, and a
+# collection while many goroutines are deep (a run's start, dialing) would
+# start them at 4 KiB, which never shrink (issue 19; runner/turn.go). The
+# linker sets the runtime's default GODEBUG as cmd/go does for go.mod's
+# godebug lines; a GODEBUG variable still overrides it.
+NOGROW  := -X=runtime.godebugDefault=adaptivestackstart=0
+LDFLAGS := -s -w $(NOGROW) -X main.Version=$(VERSION) -X main.Commit=$(COMMIT)
 CACHE   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/aiperf-go
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK := $(CACHE)/bin/staticcheck-$(STATICCHECK_VERSION)
