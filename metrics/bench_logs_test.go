@@ -68,48 +68,45 @@ func heapCounters() (live, total uint64) {
 // adding them allocated (alloc-B), issue 19.
 func BenchmarkAccumulatorAdd20k(b *testing.B) {
 	cfg, recs, vals := feed20k()
-	var live, alloc uint64
-	for range b.N {
-		b.StopTimer()
-		live0, total0 := heapCounters()
-		b.StartTimer()
+	heapOf(b, func() any {
 		a := NewAccumulator(cfg)
 		for i := range recs {
 			a.Add(&recs[i], vals[i])
 		}
-		b.StopTimer()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		alloc = m.TotalAlloc - total0
-		live1, _ := heapCounters()
-		live = live1 - live0
-		runtime.KeepAlive(a)
-		b.StartTimer()
-	}
-	b.ReportMetric(float64(live), "live-B")
-	b.ReportMetric(float64(alloc), "alloc-B")
+		return a
+	})
 }
 
 // BenchmarkDistributionAdd20k adds 20,000 values to one Distribution and
 // reports the heap it holds afterwards (live-B) and what adding them
 // allocated (alloc-B), issue 19.
 func BenchmarkDistributionAdd20k(b *testing.B) {
+	heapOf(b, func() any {
+		d := NewDistribution()
+		for i := range 20_000 {
+			d.Add(float64(i % 977))
+		}
+		return d
+	})
+}
+
+// heapOf times build b.N times and reports the heap the value it returns
+// holds (live-B, after a full collection) and what building it allocated
+// (alloc-B).
+func heapOf(b *testing.B, build func() any) {
 	var live, alloc uint64
 	for range b.N {
 		b.StopTimer()
 		live0, total0 := heapCounters()
 		b.StartTimer()
-		d := NewDistribution()
-		for i := range 20_000 {
-			d.Add(float64(i % 977))
-		}
+		v := build()
 		b.StopTimer()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
 		alloc = m.TotalAlloc - total0
 		live1, _ := heapCounters()
 		live = live1 - live0
-		runtime.KeepAlive(d)
+		runtime.KeepAlive(v)
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(live), "live-B")
