@@ -38,11 +38,10 @@ type flight struct {
 	stream *streamRead    // a streamed body still to read
 }
 
-// start sends rec's request (see send) and returns its flight. A response
-// whose head came with the request is taken at once: a streamed body is
-// left in the flight to read; a whole body, a framed stream or a failure is
-// read or recorded before start returns. The caller reads the flight to its
-// end (read) and then calls finish, as send does.
+// start sends rec's request (see send) and returns its flight: on h1's
+// direct path the response's head is still to read (read does); through
+// any other transport it is taken at once (see take). The caller reads the
+// flight to its end (read) and then calls finish, as send does.
 func (s *sender) start(ctx context.Context, rec *record.Record, payload []byte) *flight {
 	s.open.Add(1)
 	f := &flight{s: s, rec: rec, payload: payload}
@@ -135,7 +134,8 @@ func (f *flight) answered(resp *http.Response, err error) bool {
 }
 
 // take takes the response: a failure status is recorded, a streamed body
-// left to read, any other body read.
+// left in the flight to read, any other body (a whole one, an AWS event
+// stream) read.
 func (f *flight) take(resp *http.Response) {
 	s, rec := f.s, f.rec
 	f.resp = resp
@@ -224,7 +224,8 @@ func (f *flight) headParked() bool {
 }
 
 // wait blocks until a parked flight's connection has data, fails, or its
-// deadline passes.
+// deadline passes, and reads what came, stamped right after the read
+// (readAt, or the stream's).
 func (f *flight) wait() {
 	if f.x != nil {
 		f.woke = true
