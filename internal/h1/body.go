@@ -29,7 +29,10 @@ type body struct {
 	ctx     context.Context
 	keep    bool // both sides allow keep-alive
 	chunked bool // Transfer-Encoding: chunked (see conn.drained)
-	state   atomic.Int32
+	// waitRead is the connection's lazyReader.waitRead when the body was
+	// read to its end, before the connection went to another request.
+	waitRead bool
+	state    atomic.Int32
 }
 
 // Read reads from the response. At the end it returns io.EOF; when the
@@ -46,6 +49,7 @@ func (b *body) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	if err == io.EOF {
+		b.waitRead = b.c.lr.waitRead
 		if b.state.CompareAndSwap(bodyOpen, bodyDone) {
 			// The tracer is looked up again rather than held (an
 			// interface): a waiting stream's body stays at 64 bytes.

@@ -38,8 +38,18 @@ func (b *body) Wait() (read bool) {
 
 // ReadByWait reports whether the bytes read last from the connection were
 // read by Wait: the caller then stamps them with its own clock right after
-// Wait, rather than after the Read that delivers them.
-func (b *body) ReadByWait() bool { return b.c.lr.waitRead }
+// Wait, rather than after the Read that delivers them. Once the body was
+// read to its end it answers for that end (the connection may be another
+// request's by then).
+func (b *body) ReadByWait() bool {
+	switch b.state.Load() {
+	case bodyOpen:
+		return b.c.lr.waitRead
+	case bodyDone:
+		return b.waitRead
+	}
+	return false
+}
 
 // drained reports whether no byte read from c waits to be consumed; with
 // crlf (a chunked body), a lone CRLF counts as none. The chunked reader

@@ -467,3 +467,38 @@ func TestWaitReads(t *testing.T) {
 		t.Fatalf("read %q", got)
 	}
 }
+
+// TestReadByWaitAfterTheEnd: once a body was read to its end, ReadByWait
+// answers for that end, not for the connection, which the next request
+// reads by then.
+func TestReadByWaitAfterTheEnd(t *testing.T) {
+	srv, conns := parkServer(t, parkFirst, 1)
+	tr := &Transport{}
+	defer tr.CloseIdleConnections()
+	b, sc := parkStream(t, context.Background(), tr, srv.url(), conns)
+	done := goWait(t, b.Wait, closer(b.c))
+	serverWrite(t, sc, "0\r\n\r\n")
+	returned(t, done, "end")
+	if n, err := io.ReadFull(b, make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Fatalf("%d, %v; want the end", n, err)
+	}
+	if !b.ReadByWait() {
+		t.Fatal("the end, which Wait read, does not count as Wait's")
+	}
+	x := parkSend(t, context.Background(), tr, srv.url())
+	if x.c != b.c {
+		t.Fatal("the connection was not reused")
+	}
+	serverWrite(t, sc, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	resp, err := x.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if got := readN(t, resp.Body, 2); got != "ok" {
+		t.Fatalf("%q", got)
+	}
+	if !b.ReadByWait() {
+		t.Error("the next request's own read changed the ended body's answer")
+	}
+}
