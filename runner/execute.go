@@ -41,6 +41,9 @@ func (r *run) execute(ctx context.Context, ep *endpoint.Endpoint, arts *artifact
 		return nil, err
 	}
 	r.log.Info("inputs ready", "conversations", len(r.convs), "prepared_in", time.Since(r.clock.Origin()).Round(time.Millisecond))
+	if r.opts.InputsReady != nil {
+		r.opts.InputsReady()
+	}
 	identityHeader := r.sender.header.Clone()
 	identityHeader.Del("Content-Type")
 	tel, err := r.startTelemetry(ctx, arts, identityHeader)

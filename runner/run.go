@@ -62,6 +62,10 @@ type Options struct {
 	// CacheDir holds downloaded public datasets; "" means no cache (a
 	// download each run).
 	CacheDir string
+	// InputsReady, when set, is called once the run's inputs are built,
+	// before its telemetry starts and its first request is sent (aiperf
+	// drops the executable's pages the setup touched).
+	InputsReady func()
 }
 
 // Result is what a finished run produced.

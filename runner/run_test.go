@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -315,5 +318,33 @@ func TestInterruptWritesPartialResults(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cfg.ArtifactDir, "profile_export_aiperf.json")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestInputsReadyBeforeTheFirstRequest: Options.InputsReady is called once
+// per run, after the inputs are built and before any request reaches the
+// server.
+func TestInputsReadyBeforeTheFirstRequest(t *testing.T) {
+	mock, err := mockserver.New(mockserver.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mock.Close()
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost { // not the /metrics scrapes
+			requests.Add(1)
+		}
+		mock.Handler().ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	cfg := testConfig(t, srv.URL)
+	cfg.RequestCount = 4
+	calls, seen := 0, int64(-1)
+	if _, err := Run(context.Background(), cfg, Options{InputsReady: func() { calls++; seen = requests.Load() }}); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 || seen != 0 || requests.Load() != 4 {
+		t.Fatalf("InputsReady called %d times, after %d requests (of %d); want once, before any", calls, seen, requests.Load())
 	}
 }
