@@ -65,7 +65,7 @@ func runProfile(ctx context.Context, cfg *runner.Config, stdout, stderr io.Write
 			HFHome: os.Getenv("HF_HOME"), Token: os.Getenv("HF_TOKEN"), Endpoint: os.Getenv("HF_ENDPOINT"),
 			Offline: isTrue(os.Getenv("HF_HUB_OFFLINE")),
 		},
-		CacheDir: public.DefaultCacheDir(os.Getenv("XDG_CACHE_HOME"), os.Getenv("HOME")),
+		CacheDir:    public.DefaultCacheDir(os.Getenv("XDG_CACHE_HOME"), os.Getenv("HOME")),
 		InputsReady: func() { _, _ = exepages.MapSmall() },
 	}
 	var (
