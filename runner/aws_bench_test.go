@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 
 	"github.com/aiperf-go/aiperf/endpoint"
+	"github.com/aiperf-go/aiperf/internal/sse"
 	"github.com/aiperf-go/aiperf/record"
 )
 
@@ -116,7 +117,7 @@ func BenchmarkStreamPerEvent(b *testing.B) {
 				if s.aws != nil {
 					s.readEventStream(context.Background(), rec, src)
 				} else {
-					s.readStream(context.Background(), rec, src)
+					s.readMessages(context.Background(), rec, sse.NewReader(src, s.clock.Now))
 				}
 				if len(rec.Responses) != n {
 					b.Fatalf("%d responses, error %+v", len(rec.Responses), rec.Error)

@@ -22,7 +22,7 @@ type messageReader interface {
 
 // readEventStream reads an AWS event stream response, every frame stamped
 // at its first byte before it is decoded. SageMaker's PayloadPart events
-// carry the container's own SSE stream, read as readStream reads one, each
+// carry the container's own SSE stream, read as an SSE body is read (streamRead), each
 // message stamped with the frame that carried its first byte; Bedrock's
 // events are messages of their own (bedrockEvents).
 func (s *sender) readEventStream(ctx context.Context, rec *record.Record, body io.Reader) {

@@ -151,9 +151,9 @@ func (s *sender) failStatus(rec *record.Record, code int, body io.Reader) {
 //go:noinline
 func (s *sender) readWhole(ctx context.Context, rec *record.Record, body io.Reader, waited int64, ib idleBody) {
 	data, err := io.ReadAll(body)
-	end := s.clock.Now()
-	if waited != 0 && ib != nil && ib.ReadByWait() {
-		end = waited
+	end := readByWait(waited, ib)
+	if end == 0 {
+		end = s.clock.Now()
 	}
 	if err != nil {
 		s.failErr(ctx, rec, err)

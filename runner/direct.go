@@ -26,33 +26,33 @@ import (
 // receives as the answer to its first attempt (replayTransport) and
 // follows or returns by its own rules.
 func (s *sender) do(req *http.Request) (*http.Response, error) {
-	x, resp, err := s.doStart(req)
-	if x == nil {
+	var x h1.Exchange
+	split, resp, err := s.doStart(req, &x)
+	if !split {
 		return resp, err
 	}
 	resp, err = x.Head()
 	return s.doFinish(req, resp, err)
 }
 
-// doStart begins do: on the direct path to an h1 transport it writes req
-// and returns the exchange whose head doFinish takes, after x.Head();
-// otherwise (x nil) it returns do's result.
-func (s *sender) doStart(req *http.Request) (x *h1.Exchange, resp *http.Response, err error) {
+// doStart begins do: on the direct path to an h1 transport it writes req,
+// sets x to the exchange whose head doFinish takes after x.Head(), and
+// reports split; otherwise it returns do's result.
+func (s *sender) doStart(req *http.Request, x *h1.Exchange) (split bool, resp *http.Response, err error) {
 	c := s.client
 	if req.URL.User != nil || c.Jar != nil || c.Timeout != 0 || c.CheckRedirect != nil || c.Transport == nil {
 		resp, err := c.Do(req)
-		return nil, resp, err
+		return false, resp, err
 	}
 	if t, ok := c.Transport.(*h1.Transport); ok {
-		x, err := t.Send(req)
-		if err != nil {
-			return nil, nil, transportError(req, err)
+		if err := t.Send(x, req); err != nil {
+			return false, nil, transportError(req, err)
 		}
-		return x, nil, nil
+		return true, nil, nil
 	}
 	resp, err = c.Transport.RoundTrip(req)
 	resp, err = s.doFinish(req, resp, err)
-	return nil, resp, err
+	return false, resp, err
 }
 
 // doFinish ends do once the transport answered req with resp or err.

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"time"
 
@@ -26,13 +25,14 @@ type flight struct {
 	tr      *tracer            // when traced
 
 	// The request sent, while its response's head is awaited.
-	traced context.Context // ctx with the trace or the reuse watch
-	watch  *reuseWatch     // when not traced: whether the connection was reused
-	target string
-	x      *h1.Exchange // the head to read; nil when read or not split
-	req    *http.Request
-	woke   bool  // it waited for the head (wait) and has not read since
-	readAt int64 // the clock right after that wait read bytes; 0 for none
+	traced  context.Context // ctx with the trace or the reuse watch
+	watch   *reuseWatch     // when not traced: whether the connection was reused
+	target  string
+	x       h1.Exchange // the head to read, while heading
+	heading bool
+	req     *http.Request
+	woke    bool  // it waited for the head (wait) and has not read since
+	readAt  int64 // the clock right after that wait read bytes; 0 for none
 
 	resp   *http.Response // nil when no response came
 	stream *streamRead    // a streamed body still to read
@@ -69,7 +69,7 @@ func (s *sender) start(ctx context.Context, rec *record.Record, payload []byte) 
 
 // send sends the request, again while it fails on a stale reused
 // connection (see sender.send). It returns with the response's head
-// awaited (x), or with the response taken (take) or the failure recorded.
+// awaited (heading), or with the response taken (take) or the failure recorded.
 func (f *flight) send() {
 	s, rec := f.s, f.rec
 	for {
@@ -91,9 +91,9 @@ func (f *flight) send() {
 			}
 		}
 		rec.StartNS = s.clock.Now()
-		x, resp, err := s.doStart(req)
-		if x != nil {
-			f.x, f.req = x, req
+		split, resp, err := s.doStart(req, &f.x)
+		if split {
+			f.heading, f.req = true, req
 			return
 		}
 		if f.answered(resp, err) {
@@ -104,9 +104,9 @@ func (f *flight) send() {
 
 // head reads the awaited response head, then goes on as send does.
 func (f *flight) head() {
-	x, req := f.x, f.req
-	f.x, f.req = nil, nil
-	resp, err := x.Head()
+	req := f.req
+	resp, err := f.x.Head()
+	f.x, f.heading, f.req = h1.Exchange{}, false, nil
 	resp, err = f.s.doFinish(req, resp, err)
 	if !f.answered(resp, err) {
 		f.send()
@@ -148,10 +148,10 @@ func (f *flight) take(resp *http.Response) {
 	// of the body is read, streamed or whole, as AIPerf 0.13 does (1.0's
 	// record export leaves it out for whole bodies, as 0.8 did); when a
 	// parked wait read them, at that read.
-	rec.AckNS = s.clock.Now()
 	ib, _ := resp.Body.(idleBody)
-	if f.readAt != 0 && ib != nil && ib.ReadByWait() {
-		rec.AckNS = f.readAt
+	rec.AckNS = readByWait(f.readAt, ib)
+	if rec.AckNS == 0 {
+		rec.AckNS = s.clock.Now()
 	}
 	streamed := isEventStream(resp.Header.Get("Content-Type"))
 	framed := s.aws != nil && isAWSEventStream(resp.Header.Get("Content-Type"))
@@ -178,9 +178,14 @@ func (f *flight) take(resp *http.Response) {
 	}
 }
 
-// readStream reads an SSE stream to its end (see streamRead).
-func (s *sender) readStream(ctx context.Context, rec *record.Record, body io.Reader) {
-	s.readMessages(ctx, rec, sse.NewReader(body, s.clock.Now))
+// readByWait returns at, the clock a parked wait read right after (0 for
+// none), when the bytes ib's reader got last are the ones that wait read;
+// 0 otherwise: the caller then stamps with the clock.
+func readByWait(at int64, ib idleBody) int64 {
+	if at != 0 && ib != nil && ib.ReadByWait() {
+		return at
+	}
+	return 0
 }
 
 // parkOpen is how many flights must be open for one to park: parking saves
@@ -197,7 +202,7 @@ var parkOpen int64 = 1024
 // goroutine.
 func (f *flight) read(park bool) (parked bool) {
 	park = park && f.s.open.Load() >= parkOpen
-	for f.x != nil {
+	for f.heading {
 		if park && f.headParked() {
 			return true
 		}
@@ -227,7 +232,7 @@ func (f *flight) headParked() bool {
 // deadline passes, and reads what came, stamped right after the read
 // (readAt, or the stream's).
 func (f *flight) wait() {
-	if f.x != nil {
+	if f.heading {
 		f.woke = true
 		if f.x.Wait() {
 			f.readAt = f.s.clock.Now()

@@ -82,13 +82,12 @@ func (sr *streamRead) wait() {
 // bytes: the stamp wait took when those bytes were the ones it read, else
 // the clock.
 func (sr *streamRead) now() int64 {
-	if t := sr.readAt; t != 0 {
-		sr.readAt = 0
-		if sr.body.ReadByWait() {
-			return t
-		}
+	t := readByWait(sr.readAt, sr.body)
+	sr.readAt = 0
+	if t == 0 {
+		t = sr.s.clock.Now()
 	}
-	return sr.s.clock.Now()
+	return t
 }
 
 // read parses messages until the stream ends, and returns false; with

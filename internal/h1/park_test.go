@@ -93,8 +93,8 @@ func parkSend(t *testing.T, ctx context.Context, tr *Transport, url string) *Exc
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := tr.Send(req)
-	if err != nil {
+	x := new(Exchange)
+	if err := tr.Send(x, req); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
 	return x

@@ -104,7 +104,7 @@ var defaultDialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.
 // the server had closed it); the request may be sent again.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var x Exchange
-	if err := t.send(&x, req); err != nil {
+	if err := t.Send(&x, req); err != nil {
 		return nil, err
 	}
 	return x.Head()
@@ -120,21 +120,13 @@ type Exchange struct {
 	trace Tracer
 }
 
-// Send writes req on a connection and returns the exchange whose Head
+// Send writes req on a connection and sets x to its exchange, whose Head
 // reads the response's head: RoundTrip is Send then Head, with the same
 // errors and contract, split so that a caller may wait for the response
-// (WouldBlock, Wait) on a goroutine of its choice. The caller must call
+// (WouldBlock, Wait) on a goroutine of its choice. The caller owns x (a
+// request's state may hold it: nothing is allocated for it) and must call
 // Head once, on one goroutine at a time with WouldBlock and Wait.
-func (t *Transport) Send(req *http.Request) (*Exchange, error) {
-	x := new(Exchange)
-	if err := t.send(x, req); err != nil {
-		return nil, err
-	}
-	return x, nil
-}
-
-// send is Send into x.
-func (t *Transport) send(x *Exchange, req *http.Request) error {
+func (t *Transport) Send(x *Exchange, req *http.Request) error {
 	scheme, addr, err := target(req)
 	if err != nil {
 		closeBody(req)
