@@ -28,7 +28,8 @@ func Usage(err error) error { return &UsageError{Err: err} }
 
 // Run parses args into root with opts and runs the selected command. -h and
 // --help print that command's help to stdout; a parse error or a command
-// without its own action (no subcommand given) is a *UsageError.
+// without its own action (no subcommand given, or an unknown one, which
+// the error names) is a *UsageError.
 func Run(ctx context.Context, root *ff.Command, args []string, stdout, stderr io.Writer, opts ...ff.Option) error {
 	err := root.Parse(args, opts...)
 	if errors.Is(err, ff.ErrHelp) {
@@ -40,7 +41,11 @@ func Run(ctx context.Context, root *ff.Command, args []string, stdout, stderr io
 	}
 	err = root.Run(ctx)
 	if errors.Is(err, ff.ErrNoExec) {
-		fmt.Fprint(stderr, ffhelp.Command(root.GetSelected()))
+		sel := root.GetSelected()
+		fmt.Fprint(stderr, ffhelp.Command(sel))
+		if args := sel.Flags.GetArgs(); len(args) > 0 {
+			return Usage(fmt.Errorf("unknown command %q: see the SUBCOMMANDS above", args[0]))
+		}
 		return Usage(errors.New("a subcommand is required"))
 	}
 	return err

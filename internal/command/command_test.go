@@ -48,6 +48,9 @@ func TestRun(t *testing.T) {
 	if err := Run(context.Background(), newRoot(), []string{"--nope"}, &out, &errb); !errors.As(err, &ue) {
 		t.Fatalf("bad flag: %v", err)
 	}
+	if err := Run(context.Background(), newRoot(), []string{"og"}, &out, &errb); !errors.As(err, &ue) || !strings.Contains(err.Error(), `unknown command "og"`) {
+		t.Fatalf("unknown command: %v", err)
+	}
 }
 
 type statusError struct{ code int }
